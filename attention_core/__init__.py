@@ -1,0 +1,33 @@
+"""attention_core: the one NumPy implementation of attention that every chapter imports.
+
+Names follow the symbols of the source document (see ``shared/docs/design.md``):
+chapter 1 ``softmax``, ``scores``, ``attention_weights``, ``attention``; chapter 4
+``softmax_jacobian``; chapter 5 ``self_attention``; chapter 6 ``multi_head_attention``;
+chapter 7 ``additive_*``. Sliders live in ``attention_core.interactive``, the plot style
+in ``attention_core.style``.
+"""
+
+from .additive import additive_attention, additive_scores, additive_weights
+from .dot_product import attention, attention_backward, attention_weights, scores
+from .interactive import show_figures_as_png
+from .multi_head import multi_head_attention
+from .self_attention import self_attention, self_attention_weights
+from .softmax import softmax, softmax_backward, softmax_jacobian
+
+__all__ = [
+    "additive_attention",
+    "additive_scores",
+    "additive_weights",
+    "attention",
+    "attention_backward",
+    "attention_weights",
+    "multi_head_attention",
+    "scores",
+    "self_attention",
+    "self_attention_weights",
+    "softmax",
+    "softmax_backward",
+    "softmax_jacobian",
+]
+
+show_figures_as_png()

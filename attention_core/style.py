@@ -1,0 +1,81 @@
+"""The book's plot style: one colour per term of the attention formula, Czech numbers.
+
+The colours come from the Okabe-Ito palette, which stays distinguishable with the common
+forms of colour blindness. The same hex codes colour the terms in the chapters' formulas
+(MathJax ``\\color{...}``), so a reader can match a bar in a figure to a symbol.
+"""
+
+import math
+
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+
+#: Colour of each term of Attention(q; k, v) = sum_i a_i v_i (chapter 1).
+COLORS = {
+    "query": "#D55E00",   # vermilion: q
+    "key": "#56B4E9",     # sky blue: k_i
+    "score": "#E69F00",   # orange: s_i = q . k_i / sqrt(d)
+    "weight": "#0072B2",  # blue: a_i
+    "value": "#009E73",   # bluish green: v_i
+    "output": "#CC79A7",  # reddish purple: sum_i a_i v_i
+}
+
+#: Further colours for series that are not terms of the formula (Okabe-Ito, in order).
+PALETTE = ["#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00",
+           "#CC79A7"]
+
+#: Default size of a figure in inches; frames of sliders use it too.
+FIGSIZE = (6.4, 3.6)
+
+_THIN_SPACE = "\u202f"  # narrow no-break space: the Czech thousands separator
+
+
+def cz(x, digits=2):
+    """Format a number the Czech way: decimal comma, spaces between thousands.
+
+    ``cz(13.9448) == "13,94"``, ``cz(98304, 0) == "98 304"`` (with a narrow no-break space),
+    ``cz(-1.414, 3) == "−1,414"`` (a true minus sign).
+    """
+    if isinstance(x, float) and not math.isfinite(x):
+        return {math.inf: "∞", -math.inf: "−∞"}.get(x, "NaN")
+    text = f"{x:,.{digits}f}".replace(",", _THIN_SPACE).replace(".", ",")
+    return text.replace("-", "−")
+
+
+def cz_formatter(digits=None):
+    """A matplotlib tick formatter writing tick labels with ``cz``.
+
+    With ``digits=None`` it uses as few decimals as the tick needs (up to 6).
+    """
+    def format_tick(x, _position):
+        if digits is not None:
+            return cz(x, digits)
+        for places in range(7):
+            if abs(round(x, places) - x) < 1e-9 * max(1.0, abs(x)):
+                return cz(x, places)
+        return cz(x, 6)
+    return FuncFormatter(format_tick)
+
+
+def new_figure(nrows=1, ncols=1, figsize=FIGSIZE, **subplot_kw):
+    """A new object-oriented figure (no pyplot state) and its axes, in the book's style.
+
+    Every axis gets Czech tick labels (decimal comma). Returns ``(fig, axes)`` like
+    ``plt.subplots``.
+    """
+    fig = Figure(figsize=figsize, layout="constrained")
+    axes = fig.subplots(nrows, ncols, **subplot_kw)
+    for ax in getattr(axes, "flat", [axes]):
+        czech_axes(ax)
+    return fig, axes
+
+
+def czech_axes(ax):
+    """Give ``ax`` Czech tick labels and the book's light grid."""
+    ax.xaxis.set_major_formatter(cz_formatter())
+    ax.yaxis.set_major_formatter(cz_formatter())
+    ax.grid(True, color="#dddddd", linewidth=0.6)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    return ax
