@@ -22,7 +22,8 @@ def _query_and_keys(func, q, K):
 
 
 def _values(func, V, n):
-    V = finite_array(func, "V", V, (1, 2), "a vector (n,) or a matrix (n, m) with one value per row")
+    V = finite_array(func, "V", V, (1, 2),
+                     "a vector (n,) or a matrix (n, m) with one value per row")
     same_size(func, "the number of keys (rows of K)", n, "the number of values (rows of V)",
               V.shape[0], "keys and values must pair up")
     return V

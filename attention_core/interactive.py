@@ -120,6 +120,7 @@ class Explorer:
         self._alt = alt
         self.specs = specs
         self._cache = {}
+        self._positions = None
         self.sliders = {
             name: widgets.SelectionSlider(
                 options=list(zip(spec.readouts, spec.values)),
@@ -158,9 +159,25 @@ class Explorer:
             if not isinstance(fig, Figure):
                 raise ValueError(f"explore: draw({_call_text(values)}) returned "
                                  f"{type(fig).__name__}, not a matplotlib Figure")
+            self._reuse_layout(fig)
+            png = figure_png(fig)
+            if self._positions is None:
+                self._positions = [ax.get_position(original=True) for ax in fig.axes]
             alt = self._alt(**values) if callable(self._alt) else self._alt
-            self._cache[indices] = (figure_png(fig), str(alt))
+            self._cache[indices] = (png, str(alt))
         return self._cache[indices]
+
+    def _reuse_layout(self, fig):
+        """Place the axes where the first frame's layout put them.
+
+        The frames of one slider differ only in their data, so the (costly) constrained
+        layout runs once, for the first frame; later frames with the same number of axes
+        reuse its positions, which also keeps the axes from jumping as the slider moves.
+        """
+        if self._positions is not None and len(fig.axes) == len(self._positions):
+            fig.set_layout_engine("none")
+            for ax, position in zip(fig.axes, self._positions):
+                ax.set_position(position)
 
     def _on_change(self, _change):
         png, text = self.frame(self._indices())
@@ -244,7 +261,7 @@ def _call_text(values):
 
 
 def figure_png(fig, dpi=FRAME_DPI):
-    """Render ``fig`` to a compact PNG (reduced to ``FRAME_COLORS`` colours) and return the bytes."""
+    """Render ``fig`` to a compact PNG (reduced to ``FRAME_COLORS`` colours); return its bytes."""
     fig.set_dpi(dpi)
     canvas = FigureCanvasAgg(fig)
     canvas.draw()

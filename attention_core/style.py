@@ -5,8 +5,10 @@ forms of colour blindness. The same hex codes colour the terms in the chapters' 
 (MathJax ``\\color{...}``), so a reader can match a bar in a figure to a symbol.
 """
 
+import html
 import math
 
+import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
@@ -79,3 +81,33 @@ def czech_axes(ax):
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     return ax
+
+
+def table(header, rows, colors=None, digits=3):
+    """A small HTML table for a chapter, numbers written with ``cz``.
+
+    ``header`` is a list of column titles, ``rows`` a list of rows; ``colors`` maps a column
+    index to a colour of ``COLORS`` (the column's title is drawn in it), so a worked
+    example can be read against the coloured formula. Returns an IPython ``HTML`` object.
+    """
+    from IPython.display import HTML
+
+    colors = colors or {}
+
+    def cell(tag, j, content):
+        if isinstance(content, (int, np.integer)) and not isinstance(content, bool):
+            text = cz(content, 0)
+        elif isinstance(content, float):
+            text = cz(content, digits)
+        else:
+            text = html.escape(str(content))
+        style = "text-align:right;padding:0.2em 0.7em"
+        if j in colors and tag == "th":
+            style += f";color:{colors[j]};border-bottom:3px solid {colors[j]}"
+        return f'<{tag} style="{style}">{text}</{tag}>'
+
+    head = "".join(cell("th", j, title) for j, title in enumerate(header))
+    body = "".join("<tr>" + "".join(cell("td", j, x) for j, x in enumerate(row)) + "</tr>"
+                   for row in rows)
+    return HTML(f'<table class="ac-table"><thead><tr>{head}</tr></thead>'
+                f"<tbody>{body}</tbody></table>")

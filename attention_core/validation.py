@@ -41,7 +41,7 @@ def same_size(func, name_a, size_a, name_b, size_b, meaning):
 
 
 def positive_int(func, name, value, minimum=1):
-    """Return ``value`` as an int, or raise ``ValueError`` if it is not a whole number >= minimum."""
+    """Return ``value`` as an int; ``ValueError`` unless it is a whole number >= ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise ValueError(f"{func}: {name} must be a whole number; got {value!r}")
     if value < minimum:

@@ -18,13 +18,14 @@ BOOK = ROOT / "book"
 #: what each move did, as one JSON line on stdout.
 SLIDER_PROBE = r'''
 import io as _io, json as _json
+import numpy as _np
 from PIL import Image as _Image
 from attention_core.interactive import explorers as _explorers
 
 def _ink(png):
     """Share of pixels that are not (nearly) white: 0 for a blank image."""
-    grey = _Image.open(_io.BytesIO(png)).convert("L")
-    return sum(1 for p in grey.getdata() if p < 245) / (grey.width * grey.height)
+    grey = _np.asarray(_Image.open(_io.BytesIO(png)).convert("L"))
+    return float((grey < 245).mean())
 
 _report = []
 for _k, _ex in enumerate(_explorers()):

@@ -26,5 +26,6 @@ def test_every_slider_changes_a_non_blank_image(executed):
     report = slider_report(nb)
     for move in report:
         where = f"{path.name}: slider {move['slider']} of explorer {move['explorer']}"
-        assert move["image_changed"], f"{where}: moving {move['from']} -> {move['to']} kept the image"
+        assert move["image_changed"], (
+            f"{where}: moving {move['from']} -> {move['to']} kept the image")
         assert move["ink"] > 0.005, f"{where}: the image at {move['to']} is blank"
