@@ -1,0 +1,387 @@
+"""The one-hot task of section 2: find the digit paired with the queried letter (chapter 2).
+
+An example is six pairs (letter, digit) with distinct letters and one queried letter among
+them; the answer is that letter's digit. Letters a-h are one-hot ``e`` in {0, 1}^8, digits
+0-9 one-hot ``u`` in {0, 1}^10, an item is ``x_i = (e, u)`` in {0, 1}^18.
+
+Three models, each with a forward and a backward pass written in NumPy (batched):
+
+* ``"attention"``, exactly as the source: d = 16,
+  ``q = W_Q x_query``, ``k_i = W_K x_i``, ``v_i = W_V x_i``,
+  ``o = sum_i a_i v_i`` with ``a = softmax(q . k_i / sqrt(d))`` and
+  ``y = softmax(W_O o + b_O)``; 16*8 + 2*16*18 + 10*16 + 10 = 874 parameters;
+* ``"averaging"``: the same with fixed weights ``a_i = 1/n`` (so ``W_Q``, ``W_K`` are gone);
+* ``"dense"``: one hidden layer of 64 ReLU units on the 6*18 + 8 = 116 inputs laid side by
+  side; 64*116 + 64 + 10*64 + 10 = 8 138 parameters.
+
+The loss is the cross-entropy ``L = -ln y_c*`` in nats, averaged over a batch. Training uses
+Adam on fresh examples every step.
+"""
+
+import time
+from dataclasses import dataclass
+from math import comb, log
+
+import numpy as np
+
+from .softmax import softmax_backward, softmax_unchecked
+from .validation import positive_int, shape_text
+
+N_LETTERS = 8
+N_DIGITS = 10
+ITEM_SIZE = N_LETTERS + N_DIGITS
+LETTERS = "abcdefgh"
+KINDS = ("attention", "averaging", "dense")
+
+#: Adam's step size per model kind (the settings of chapter 2).
+LEARNING_RATES = {"attention": 0.01, "averaging": 0.01, "dense": 0.01}
+
+
+@dataclass(frozen=True)
+class Examples:
+    """A batch of examples of the task.
+
+    ``items`` ``(count, n_pairs, 18)``, ``query`` ``(count, 8)``, ``answer`` ``(count,)``
+    (the digit 0-9); for reading them: ``letters`` and ``digits`` ``(count, n_pairs)`` as
+    integers and ``position`` ``(count,)``, the index i* of the queried pair.
+    """
+
+    items: np.ndarray
+    query: np.ndarray
+    answer: np.ndarray
+    letters: np.ndarray
+    digits: np.ndarray
+    position: np.ndarray
+
+    @property
+    def count(self):
+        return self.items.shape[0]
+
+    @property
+    def n_pairs(self):
+        return self.items.shape[1]
+
+    def __len__(self):
+        return self.count
+
+    def __getitem__(self, index):
+        """The examples ``index`` selects (a slice or an index array), as ``Examples``."""
+        if isinstance(index, (int, np.integer)):
+            index = slice(index, index + 1 if index != -1 else None)
+        return Examples(self.items[index], self.query[index], self.answer[index],
+                        self.letters[index], self.digits[index], self.position[index])
+
+
+def make_examples(count, rng, n_pairs=6):
+    """``count`` random examples with ``n_pairs`` pairs each, drawn with the generator ``rng``.
+
+    Letters within an example are distinct (chosen uniformly without replacement from the
+    eight), digits are independent and uniform on 0-9 (they may repeat), and the queried pair
+    is uniform among the ``n_pairs``.
+    """
+    count = positive_int("make_examples", "count", count)
+    n_pairs = positive_int("make_examples", "n_pairs", n_pairs)
+    if n_pairs > N_LETTERS:
+        raise ValueError(f"make_examples: n_pairs must be between 1 and {N_LETTERS} (there are "
+                         f"only {N_LETTERS} letters and they must differ); got {n_pairs}")
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError("make_examples: rng must be a numpy.random.Generator, e.g. "
+                         f"np.random.default_rng(0); got {type(rng).__name__}")
+    letters = np.argsort(rng.random((count, N_LETTERS)), axis=1)[:, :n_pairs]
+    digits = rng.integers(0, N_DIGITS, size=(count, n_pairs))
+    position = rng.integers(0, n_pairs, size=count)
+    rows = np.arange(count)
+    items = np.zeros((count, n_pairs, ITEM_SIZE))
+    pair = np.arange(n_pairs)
+    items[rows[:, None], pair, letters] = 1.0
+    items[rows[:, None], pair, N_LETTERS + digits] = 1.0
+    query = np.zeros((count, N_LETTERS))
+    query[rows, letters[rows, position]] = 1.0
+    answer = digits[rows, position]
+    return Examples(items, query, answer, letters, digits, position)
+
+
+def _check_examples(func, examples, n_pairs=None):
+    if not isinstance(examples, Examples):
+        raise ValueError(f"{func}: examples must come from make_examples; got "
+                         f"{type(examples).__name__}")
+    items, query = examples.items, examples.query
+    if items.ndim != 3 or items.shape[2] != ITEM_SIZE:
+        raise ValueError(f"{func}: examples.items must have shape (count, n_pairs, {ITEM_SIZE}); "
+                         f"got {shape_text(items.shape)}")
+    if query.shape != (items.shape[0], N_LETTERS):
+        raise ValueError(f"{func}: examples.query must have shape ({items.shape[0]}, {N_LETTERS}) "
+                         f"to match items {shape_text(items.shape)}; got {shape_text(query.shape)}")
+    if examples.answer.shape != (items.shape[0],):
+        raise ValueError(f"{func}: examples.answer must have shape ({items.shape[0]},); got "
+                         f"{shape_text(examples.answer.shape)}")
+    if n_pairs is not None and items.shape[1] != n_pairs:
+        raise ValueError(f"{func}: the examples have {items.shape[1]} pairs (items "
+                         f"{shape_text(items.shape)}) but the dense model takes exactly {n_pairs} "
+                         f"pairs: its W_1 has a block of columns for each position, "
+                         f"{n_pairs * ITEM_SIZE + N_LETTERS} inputs in all")
+
+
+def _log_softmax(z):
+    z = z - z.max(axis=-1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+
+
+class _Model:
+    """What the three models share: parameters in a dict, the loss, prediction, counting."""
+
+    kind = None
+    params: dict
+
+    @property
+    def n_params(self):
+        """The number of learned numbers."""
+        return sum(p.size for p in self.params.values())
+
+    def logits(self, examples):
+        """The logits ``z = W_O o + b_O`` (count, 10) of the digits."""
+        return self._forward(examples)[0]
+
+    def probabilities(self, examples):
+        """The predicted distribution ``y`` (count, 10) over the digits."""
+        return np.exp(_log_softmax(self.logits(examples)))
+
+    def loss_and_gradients(self, examples):
+        """The mean loss in nats on ``examples`` and its gradient for every parameter (a dict)."""
+        z, cache = self._forward(examples)
+        log_y = _log_softmax(z)
+        count = z.shape[0]
+        rows = np.arange(count)
+        loss = -log_y[rows, examples.answer].mean()
+        grad_z = np.exp(log_y)
+        grad_z[rows, examples.answer] -= 1.0
+        grad_z /= count
+        return loss, self._backward(grad_z, cache)
+
+    def __repr__(self):
+        shapes = ", ".join(f"{k} {shape_text(v.shape)}" for k, v in self.params.items())
+        return f"<{self.kind} model, {self.n_params} parameters: {shapes}>"
+
+
+class AttentionModel(_Model):
+    """The source's model; with ``uniform=True`` the averaging model (a_i = 1/n)."""
+
+    def __init__(self, rng, d=16, uniform=False):
+        self.d = d
+        self.uniform = uniform
+        self.kind = "averaging" if uniform else "attention"
+        self.params = {}
+        if not uniform:
+            # q = W_Q e: one column per letter; k_i = W_K x_i sums two columns.
+            self.params["W_Q"] = rng.normal(0.0, 1.0, (d, N_LETTERS))
+            self.params["W_K"] = rng.normal(0.0, 1.0 / np.sqrt(2), (d, ITEM_SIZE))
+        self.params["W_V"] = rng.normal(0.0, 1.0 / np.sqrt(2), (d, ITEM_SIZE))
+        self.params["W_O"] = rng.normal(0.0, 1.0 / np.sqrt(d), (N_DIGITS, d))
+        self.params["b_O"] = np.zeros(N_DIGITS)
+
+    def _check(self, func, examples):
+        _check_examples(func, examples)
+
+    def weights(self, examples):
+        """The attention weights ``a`` (count, n_pairs); each row sums to 1."""
+        self._check("weights", examples)
+        return self._weights(examples)[0]
+
+    def scores(self, examples):
+        """The scores ``s_i = q . k_i / sqrt(d)`` (count, n_pairs) of the attention model."""
+        self._check("scores", examples)
+        if self.uniform:
+            raise ValueError("scores: the averaging model has no scores (its weights are fixed)")
+        return self._weights(examples)[3]
+
+    def attend(self, examples):
+        """The output of step 2, ``o = sum_i a_i v_i`` (count, d)."""
+        self._check("attend", examples)
+        cache = self._forward(examples)[1]
+        return cache["o"]
+
+    def _weights(self, examples):
+        items = examples.items
+        count, n = items.shape[:2]
+        if self.uniform:
+            return np.full((count, n), 1.0 / n), None, None, None
+        p = self.params
+        q = examples.query @ p["W_Q"].T                        # (count, d)
+        K = items @ p["W_K"].T                                 # (count, n, d)
+        s = np.matmul(K, q[:, :, None])[:, :, 0] * (1.0 / np.sqrt(self.d))
+        return softmax_unchecked(s.copy()), q, K, s
+
+    def _forward(self, examples):
+        self._check(f"{self.kind} model", examples)
+        p = self.params
+        a, q, K, _ = self._weights(examples)
+        V = examples.items @ p["W_V"].T                        # (count, n, d)
+        o = np.matmul(a[:, None, :], V)[:, 0, :]               # (count, d)
+        z = o @ p["W_O"].T + p["b_O"]
+        return z, {"examples": examples, "a": a, "q": q, "K": K, "V": V, "o": o}
+
+    def _backward(self, grad_z, c):
+        p = self.params
+        items = c["examples"].items
+        count, n = items.shape[:2]
+        grads = {"W_O": grad_z.T @ c["o"], "b_O": grad_z.sum(axis=0)}
+        grad_o = grad_z @ p["W_O"]                                      # (count, d)
+        grad_V = c["a"][:, :, None] * grad_o[:, None, :]                # (count, n, d)
+        flat_items = items.reshape(count * n, ITEM_SIZE)
+        grads["W_V"] = grad_V.reshape(count * n, self.d).T @ flat_items
+        if not self.uniform:
+            grad_a = np.matmul(c["V"], grad_o[:, :, None])[:, :, 0]      # (count, n)
+            grad_s = softmax_backward(c["a"], grad_a) * (1.0 / np.sqrt(self.d))
+            grad_q = np.matmul(grad_s[:, None, :], c["K"])[:, 0, :]     # (count, d)
+            grad_K = grad_s[:, :, None] * c["q"][:, None, :]            # (count, n, d)
+            grads["W_Q"] = grad_q.T @ c["examples"].query
+            grads["W_K"] = grad_K.reshape(count * n, self.d).T @ flat_items
+        return {name: grads[name] for name in p}
+
+
+class DenseModel(_Model):
+    """One hidden layer of ReLU units on the pairs and the query laid side by side."""
+
+    kind = "dense"
+
+    def __init__(self, rng, hidden=64, n_pairs=6):
+        self.n_pairs = n_pairs
+        self.hidden = hidden
+        n_in = n_pairs * ITEM_SIZE + N_LETTERS
+        active = n_pairs * 2 + 1  # ones in an input vector
+        self.params = {
+            "W_1": rng.normal(0.0, np.sqrt(2.0 / active), (hidden, n_in)),
+            "b_1": np.zeros(hidden),
+            "W_2": rng.normal(0.0, np.sqrt(1.0 / hidden), (N_DIGITS, hidden)),
+            "b_2": np.zeros(N_DIGITS),
+        }
+
+    def inputs(self, examples):
+        """The 116 inputs: the six items and the query, one after the other."""
+        _check_examples("dense model", examples, self.n_pairs)
+        count = examples.count
+        return np.concatenate([examples.items.reshape(count, -1), examples.query], axis=1)
+
+    def _forward(self, examples):
+        x = self.inputs(examples)
+        p = self.params
+        pre = x @ p["W_1"].T + p["b_1"]
+        h = np.maximum(pre, 0.0)
+        return h @ p["W_2"].T + p["b_2"], {"x": x, "pre": pre, "h": h}
+
+    def _backward(self, grad_z, c):
+        p = self.params
+        grad_h = grad_z @ p["W_2"]
+        grad_pre = grad_h * (c["pre"] > 0)
+        return {"W_1": grad_pre.T @ c["x"], "b_1": grad_pre.sum(axis=0),
+                "W_2": grad_z.T @ c["h"], "b_2": grad_z.sum(axis=0)}
+
+
+def make_model(kind, rng):
+    """A freshly initialised model of ``kind`` ("attention", "averaging" or "dense")."""
+    _check_kind("make_model", kind)
+    if kind == "dense":
+        return DenseModel(rng)
+    return AttentionModel(rng, uniform=kind == "averaging")
+
+
+def _check_kind(func, kind):
+    if kind not in KINDS:
+        raise ValueError(f"{func}: kind must be one of {', '.join(map(repr, KINDS))}; "
+                         f"got {kind!r}")
+
+
+class Adam:
+    """The Adam optimiser (Kingma & Ba, 2015) for a dict of parameter arrays, updated in place."""
+
+    def __init__(self, params, learning_rate, beta1=0.9, beta2=0.999, eps=1e-8):
+        self.params = params
+        self.learning_rate = learning_rate
+        self.beta1, self.beta2, self.eps = beta1, beta2, eps
+        self.m = {k: np.zeros_like(v) for k, v in params.items()}
+        self.v = {k: np.zeros_like(v) for k, v in params.items()}
+        self.t = 0
+
+    def step(self, grads):
+        self.t += 1
+        b1, b2 = self.beta1, self.beta2
+        scale = self.learning_rate * np.sqrt(1 - b2 ** self.t) / (1 - b1 ** self.t)
+        for name, p in self.params.items():
+            g = grads[name]
+            m, v = self.m[name], self.v[name]
+            m *= b1
+            m += (1 - b1) * g
+            v *= b2
+            v += (1 - b2) * g * g
+            p -= scale * m / (np.sqrt(v) + self.eps)
+
+
+@dataclass
+class TrainingResult:
+    """What :func:`train` returns: the trained ``model``, the loss of every step (nats) and
+    the wall-clock time of training in seconds."""
+
+    model: _Model
+    losses: np.ndarray
+    seconds: float
+
+
+def train(kind, steps, batch_size=64, seed=0, **options):
+    """Train a model of ``kind`` for ``steps`` steps of Adam, each on ``batch_size`` fresh examples.
+
+    Options: ``learning_rate`` (default ``LEARNING_RATES[kind]``) and ``n_pairs`` (default 6).
+    Everything random (initial parameters, the examples) comes from
+    ``np.random.default_rng(seed)``, so a seed gives the same losses every run.
+    """
+    _check_kind("train", kind)
+    steps = positive_int("train", "steps", steps)
+    batch_size = positive_int("train", "batch_size", batch_size)
+    unknown = set(options) - {"learning_rate", "n_pairs"}
+    if unknown:
+        raise ValueError(f"train: unknown option(s) {', '.join(sorted(unknown))}; the options "
+                         "are learning_rate and n_pairs")
+    learning_rate = options.get("learning_rate", LEARNING_RATES[kind])
+    if not (isinstance(learning_rate, (int, float)) and learning_rate > 0):
+        raise ValueError(f"train: learning_rate must be a positive number; got {learning_rate!r}")
+    n_pairs = options.get("n_pairs", 6)
+    rng = np.random.default_rng(seed)
+    if kind == "dense":
+        model = DenseModel(rng, n_pairs=positive_int("train", "n_pairs", n_pairs))
+    else:
+        model = AttentionModel(rng, uniform=kind == "averaging")
+    make_examples(1, rng, n_pairs)  # checks n_pairs before the loop
+    optimiser = Adam(model.params, learning_rate)
+    losses = np.empty(steps)
+    start = time.perf_counter()
+    for step in range(steps):
+        batch = make_examples(batch_size, rng, n_pairs)
+        losses[step], grads = model.loss_and_gradients(batch)
+        optimiser.step(grads)
+    return TrainingResult(model, losses, time.perf_counter() - start)
+
+
+def evaluate(model, examples):
+    """``(mean loss in nats, accuracy)`` of ``model`` on ``examples``."""
+    if not isinstance(model, _Model):
+        raise ValueError(f"evaluate: model must be a model from train(...).model; got "
+                         f"{type(model).__name__}")
+    z = model.logits(examples)
+    log_y = _log_softmax(z)
+    rows = np.arange(examples.count)
+    loss = -log_y[rows, examples.answer].mean()
+    accuracy = (z.argmax(axis=1) == examples.answer).mean()
+    return float(loss), float(accuracy)
+
+
+def query_blind_loss(n_pairs=6):
+    """The best mean loss (nats) of any model that does not see the query, computed exactly.
+
+    Such a model sees the pairs; the answer is the digit of a uniformly chosen pair, so the
+    best it can do is predict each digit with its share among the pairs, ``y_c = m_c / n``.
+    The answer's digit occurs ``m = 1 + B`` times, ``B ~ Binomial(n - 1, 1/10)`` (the other
+    pairs' digits), so the loss is ``E[ln(n / m)]``.
+    """
+    n_pairs = positive_int("query_blind_loss", "n_pairs", n_pairs)
+    p = 1 / N_DIGITS
+    return sum(comb(n_pairs - 1, k) * p ** k * (1 - p) ** (n_pairs - 1 - k)
+               * log(n_pairs / (1 + k)) for k in range(n_pairs))

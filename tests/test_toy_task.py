@@ -1,0 +1,216 @@
+"""The one-hot task of chapter 2: examples, gradients, training, counts, bad input."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attention_core import attention
+from attention_core.toy_task import (
+    KINDS,
+    LEARNING_RATES,
+    evaluate,
+    make_examples,
+    make_model,
+    query_blind_loss,
+    train,
+)
+
+# The chapter's settings (book/02_uloha_one_hot.md): steps per model, batch 64, seed 0.
+CHAPTER_STEPS = 3000
+
+
+@settings(max_examples=30, deadline=None)
+@given(count=st.integers(1, 40), n_pairs=st.integers(1, 8), seed=st.integers(0, 2**32 - 1))
+def test_examples_are_built_as_the_source_defines_them(count, n_pairs, seed):
+    ex = make_examples(count, np.random.default_rng(seed), n_pairs)
+    assert ex.items.shape == (count, n_pairs, 18)
+    assert ex.query.shape == (count, 8)
+    assert ex.answer.shape == (count,)
+    assert np.issubdtype(ex.answer.dtype, np.integer)
+    letters, digits = ex.items[:, :, :8], ex.items[:, :, 8:]
+    for part in (letters, digits, ex.query):  # one-hot: entries 0/1, exactly one 1
+        assert set(np.unique(part)) <= {0.0, 1.0}
+        assert (part.sum(axis=-1) == 1).all()
+    letter = letters.argmax(axis=-1)
+    digit = digits.argmax(axis=-1)
+    for i in range(count):
+        assert len(set(letter[i])) == n_pairs                   # distinct letters
+        asked = ex.query[i].argmax()
+        assert asked in letter[i]                               # the query is one of them
+        position = list(letter[i]).index(asked)
+        assert ex.answer[i] == digit[i, position]              # the answer is its digit
+        assert position == ex.position[i]
+    assert (letter == ex.letters).all() and (digit == ex.digits).all()
+
+
+def test_examples_cover_letters_digits_and_positions_uniformly():
+    ex = make_examples(20_000, np.random.default_rng(0))
+    assert np.allclose(np.bincount(ex.letters.ravel(), minlength=8) / ex.letters.size, 1 / 8,
+                       atol=0.01)
+    assert np.allclose(np.bincount(ex.answer, minlength=10) / 20_000, 1 / 10, atol=0.01)
+    assert np.allclose(np.bincount(ex.position, minlength=6) / 20_000, 1 / 6, atol=0.01)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_gradients_of_every_parameter_match_central_differences(kind):
+    model = make_model(kind, np.random.default_rng(1))
+    ex = make_examples(4, np.random.default_rng(2))
+    _, grads = model.loss_and_gradients(ex)
+    assert set(grads) == set(model.params)
+    h = 1e-6
+    for name, p in model.params.items():
+        numeric = np.zeros_like(p)
+        for index in np.ndindex(p.shape):
+            old = p[index]
+            p[index] = old + h
+            up = model.loss_and_gradients(ex)[0]
+            p[index] = old - h
+            down = model.loss_and_gradients(ex)[0]
+            p[index] = old
+            numeric[index] = (up - down) / (2 * h)
+        error = np.abs(numeric - grads[name]).max() / np.abs(numeric).max()
+        assert error < 1e-6, f"{kind} {name}: relative error {error:.2e}"
+
+
+def test_step_two_is_the_packages_attention():
+    model = make_model("attention", np.random.default_rng(3))
+    ex = make_examples(5, np.random.default_rng(4))
+    p = model.params
+    ours = model.attend(ex)
+    for i in range(5):
+        q = p["W_Q"] @ ex.query[i]
+        K = ex.items[i] @ p["W_K"].T
+        V = ex.items[i] @ p["W_V"].T
+        assert np.allclose(ours[i], attention(q, K, V), rtol=1e-12, atol=1e-12)
+    assert np.allclose(model.weights(ex).sum(axis=1), 1)
+
+
+def test_parameter_counts():
+    rng = np.random.default_rng(0)
+    attention_model = make_model("attention", rng)
+    assert attention_model.n_params == 16 * 8 + 2 * 16 * 18 + 10 * 16 + 10 == 874
+    assert make_model("averaging", rng).n_params == 16 * 18 + 10 * 16 + 10
+    dense = make_model("dense", rng).n_params
+    assert dense == 64 * 116 + 64 + 10 * 64 + 10 == 8138
+    assert 8.5 <= dense / 874 <= 9.5
+
+
+@pytest.fixture(scope="module")
+def fresh():
+    return make_examples(2000, np.random.default_rng(2026))
+
+
+def test_attention_learns_the_task_with_the_chapters_settings(fresh):
+    result = train("attention", CHAPTER_STEPS, batch_size=64, seed=0)
+    assert result.losses.shape == (CHAPTER_STEPS,)
+    loss, accuracy = evaluate(result.model, fresh)
+    assert accuracy >= 0.99
+    assert loss < 0.05
+    assert result.losses[0] > 1.5  # it starts knowing nothing
+
+
+def test_averaging_cannot_learn_it(fresh):
+    result = train("averaging", CHAPTER_STEPS, seed=0)
+    loss, _ = evaluate(result.model, fresh)
+    assert loss > 1.3
+    assert result.losses[-500:].mean() > query_blind_loss()
+
+
+def test_query_blind_bound_matches_a_monte_carlo_estimate():
+    ex = make_examples(50_000, np.random.default_rng(5))
+    counts = (ex.digits == ex.answer[:, None]).sum(axis=1)
+    assert query_blind_loss() == pytest.approx(np.log(6 / counts).mean(), abs=0.01)
+    assert query_blind_loss(1) == 0.0
+
+
+def test_trained_attention_works_with_other_numbers_of_pairs():
+    model = train("attention", 600, seed=1).model
+    for n_pairs in (1, 3, 8):
+        loss, accuracy = evaluate(model, make_examples(500, np.random.default_rng(n_pairs),
+                                                       n_pairs))
+        assert accuracy >= 0.98, (n_pairs, loss, accuracy)
+    averaging = make_model("averaging", np.random.default_rng(0))
+    assert evaluate(averaging, make_examples(10, np.random.default_rng(0), 3))[1] >= 0
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_fixed_seeds_give_identical_losses(kind):
+    first = train(kind, 50, batch_size=16, seed=7).losses
+    second = train(kind, 50, batch_size=16, seed=7).losses
+    other = train(kind, 50, batch_size=16, seed=8).losses
+    assert np.array_equal(first, second)
+    assert not np.array_equal(first, other)
+
+
+def test_learning_rate_option_is_used():
+    default = train("attention", 20, seed=0).losses
+    same = train("attention", 20, seed=0, learning_rate=LEARNING_RATES["attention"]).losses
+    slower = train("attention", 20, seed=0, learning_rate=1e-4).losses
+    assert np.array_equal(default, same)
+    assert not np.array_equal(default, slower)
+
+
+@pytest.mark.parametrize("n_pairs", [0, -1, 9])
+def test_make_examples_rejects_impossible_numbers_of_pairs(n_pairs):
+    with pytest.raises(ValueError, match="make_examples: n_pairs must be"):
+        make_examples(3, np.random.default_rng(0), n_pairs)
+
+
+@pytest.mark.parametrize("count", [0, -5, 2.5])
+def test_make_examples_rejects_bad_counts(count):
+    with pytest.raises(ValueError, match="make_examples: count must be"):
+        make_examples(count, np.random.default_rng(0))
+
+
+def test_make_examples_wants_a_generator():
+    with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
+        make_examples(3, 42)
+
+
+def test_train_rejects_unknown_kinds_listing_the_three():
+    with pytest.raises(ValueError, match="'attention', 'averaging', 'dense'; got 'lstm'"):
+        train("lstm", 10)
+
+
+@pytest.mark.parametrize("steps", [0, -3])
+def test_train_rejects_non_positive_steps(steps):
+    with pytest.raises(ValueError, match="train: steps must be at least 1"):
+        train("attention", steps)
+
+
+@pytest.mark.parametrize("batch_size", [0, -64])
+def test_train_rejects_non_positive_batch_size(batch_size):
+    with pytest.raises(ValueError, match="train: batch_size must be at least 1"):
+        train("dense", 10, batch_size=batch_size)
+
+
+def test_train_rejects_unknown_options_and_bad_learning_rates():
+    with pytest.raises(ValueError, match="unknown option"):
+        train("attention", 10, momentum=0.9)
+    with pytest.raises(ValueError, match="learning_rate must be a positive number"):
+        train("attention", 10, learning_rate=-0.1)
+
+
+def test_dense_model_rejects_other_numbers_of_pairs():
+    dense = make_model("dense", np.random.default_rng(0))
+    expected = r"dense model: the examples have 8 pairs \(items \(5, 8, 18\)\) but the dense model"
+    with pytest.raises(ValueError, match=expected + " takes exactly 6 pairs"):
+        evaluate(dense, make_examples(5, np.random.default_rng(0), 8))
+
+
+def test_evaluate_rejects_examples_that_do_not_fit():
+    model = make_model("attention", np.random.default_rng(0))
+    ex = make_examples(4, np.random.default_rng(0))
+    broken = type(ex)(ex.items[:, :, :10], ex.query, ex.answer, ex.letters, ex.digits,
+                      ex.position)
+    with pytest.raises(ValueError, match=r"items must have shape \(count, n_pairs, 18\); got "
+                                         r"\(4, 6, 10\)"):
+        evaluate(model, broken)
+    short_query = type(ex)(ex.items, ex.query[:3], ex.answer, ex.letters, ex.digits, ex.position)
+    with pytest.raises(ValueError, match=r"query must have shape \(4, 8\)"):
+        evaluate(model, short_query)
+    with pytest.raises(ValueError, match="examples must come from make_examples"):
+        evaluate(model, (ex.items, ex.query))
+    with pytest.raises(ValueError, match="model must be a model"):
+        evaluate("attention", ex)
