@@ -1,13 +1,14 @@
 """Multi-head attention (chapter 6).
 
-    MultiHead(X) = [head_1, ..., head_h] W_O,    head_r = self-attention with W_Q^(r), W_K^(r), W_V^(r),
+    MultiHead(X) = [head_1, ..., head_h] W_O,
+    head_r = self-attention with the head's own W_Q^(r), W_K^(r), W_V^(r),
 
 where [.] lays the h matrices (n, d_v) side by side into (n, h d_v) and W_O is (h d_v, d).
 """
 
 import numpy as np
 
-from .self_attention import check_projections, weights_unchecked
+from .self_attention import attend_unchecked, check_projections
 from .validation import finite_array
 
 
@@ -44,5 +45,6 @@ def multi_head_attention(X, heads, W_O):
                          "dimension of X)")
     concat = np.empty((X.shape[0], h * d_v))
     for r, (W_Q, W_K, W_V) in enumerate(heads):
-        np.matmul(weights_unchecked(X, W_Q, W_K), X @ W_V, out=concat[:, r * d_v:(r + 1) * d_v])
+        # each head into a contiguous array first: BLAS cannot write into a strided column block
+        concat[:, r * d_v:(r + 1) * d_v] = attend_unchecked(X, W_Q, W_K, W_V)
     return concat @ W_O

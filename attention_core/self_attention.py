@@ -44,7 +44,41 @@ def self_attention_weights(X, W_Q, W_K):
     return weights_unchecked(*check_projections("self_attention_weights", X, W_Q, W_K))
 
 
+#: Rows of queries handled at once by ``attend_unchecked``: a block of scores (rows x n)
+#: of at most this many bytes stays in the processor's cache through softmax and A V.
+BLOCK_BYTES = 4 * 2**20
+
+
+def attend_unchecked(X, W_Q, W_K, W_V):
+    """Z = softmax(Q K^T / sqrt(d_k)) V for inputs already checked by ``check_projections``.
+
+    The same numbers as ``weights_unchecked(X, W_Q, W_K) @ (X @ W_V)``, computed so that the
+    softmax costs little next to the matrix products: the scores of a block of queries are
+    shifted by their row maximum and exponentiated in place, multiplied by V, and only then
+    divided by their row sums, which divides n x d_v numbers instead of n x n. Large n is
+    done in blocks of rows whose scores fit in the cache.
+    """
+    Q = X @ W_Q
+    Q *= 1.0 / np.sqrt(W_Q.shape[1])
+    K_T = (X @ W_K).T
+    V = X @ W_V
+    n = X.shape[0]
+    Z = np.empty((n, V.shape[1]))
+    rows = max(128, BLOCK_BYTES // (8 * K_T.shape[1]))
+    if rows < n:
+        K_T = np.ascontiguousarray(K_T)
+    scores = np.empty((min(rows, n), K_T.shape[1]))
+    for start in range(0, n, rows):
+        stop = min(start + rows, n)
+        s = scores[:stop - start]
+        np.matmul(Q[start:stop], K_T, out=s)
+        s -= s.max(axis=1, keepdims=True)
+        np.exp(s, out=s)
+        z = np.matmul(s, V, out=Z[start:stop])
+        z /= s.sum(axis=1, keepdims=True)
+    return Z
+
+
 def self_attention(X, W_Q, W_K, W_V):
     """Z = softmax(X W_Q (X W_K)^T / sqrt(d_k)) X W_V, shape (n, d_v) (chapter 5)."""
-    X, W_Q, W_K, W_V = check_projections("self_attention", X, W_Q, W_K, W_V)
-    return weights_unchecked(X, W_Q, W_K) @ (X @ W_V)
+    return attend_unchecked(*check_projections("self_attention", X, W_Q, W_K, W_V))

@@ -1,0 +1,243 @@
+"""Section 4: how long one slider move takes, uncached, for every slider of every chapter.
+
+Each chapter of ``book/_toc.yml`` is run in a fresh Python process, one per chapter as a
+kernel would be: its code cells in order, in an IPython shell, with ``book/`` as the working
+folder. Nothing is displayed, so the frames that the HTML book pre-renders are not made here
+(section 5 pays for those). Then every slider of every ``explore`` of the chapter moves 20
+times through its grid, the others staying at their start. One move is what a live notebook
+does when a reader drags a slider to a value not seen before: ``Explorer.frame`` with that
+frame dropped from its cache, i.e. ``draw(**values)``, the layout of the first frame reused,
+and the PNG of the figure. The same moves are then replayed with the live slider widgets, from
+the cache, which is what a reader waits for once the explore has been displayed.
+
+Reported: the median and the worst of the 20 moves per slider in CPU time of the thread,
+which other programs running on this shared machine do not inflate (the wall-clock median
+is shown beside it), and the ratio to the simplest possible slider figure (one panel in the
+book's style, one line) timed in the same run: the floor that matplotlib sets.
+"""
+
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from . import ROOT
+from .table import Row, ms, verdict
+
+MOVES = 20
+MEDIAN_TARGET = 0.050
+WORST_TARGET = 0.100
+SECTION = "4 sliders"
+TARGET_TEXT = f"med <= {MEDIAN_TARGET * 1e3:.0f}, max <= {WORST_TARGET * 1e3:.0f} ms (CPU)"
+
+
+def chapter_paths():
+    """The chapters of ``book/_toc.yml`` (the same list the notebook tests use)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    try:
+        from chapters import chapter_paths as paths
+    finally:
+        sys.path.remove(str(ROOT / "tests"))
+    return paths()
+
+
+def walk(size, moves=MOVES):
+    """Grid indices to visit: back and forth over the grid, never the same one twice in a row."""
+    if size == 1:
+        return [0] * moves
+    cycle = list(range(size)) + list(range(size - 2, 0, -1))
+    return [cycle[(k + 1) % len(cycle)] for k in range(moves)]
+
+
+def run_chapter(path):
+    """Run the chapter's code cells here; return the ``Explorer`` objects it made."""
+    import jupytext
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from attention_core.interactive import explorers
+
+    shell = InteractiveShell.instance()
+    shell.reset(new_session=False)
+    before = len(explorers())
+    notebook = jupytext.read(path)
+    here = os.getcwd()
+    os.chdir(path.parent)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            for number, cell in enumerate(notebook.cells, start=1):
+                if cell.cell_type != "code":
+                    continue
+                result = shell.run_cell(cell.source, silent=True, store_history=False)
+                if not result.success:
+                    error = result.error_in_exec or result.error_before_exec
+                    raise RuntimeError(f"cell {number}: {type(error).__name__}: {error}")
+    finally:
+        os.chdir(here)
+    return explorers()[before:]
+
+
+def time_moves(explorer, index):
+    """Wall-clock and CPU seconds of MOVES uncached moves of the explorer's slider ``index``.
+
+    The frames made stay in the explorer's cache, so that :func:`time_cached_moves` can
+    replay the same moves from it.
+    """
+    spec = list(explorer.specs.values())[index]
+    start = list(explorer._start())
+    wall, cpu = [], []
+    for i in walk(len(spec.values)):
+        indices = list(start)
+        indices[index] = i
+        explorer._cache.pop(tuple(indices), None)
+        t0, c0 = time.perf_counter(), time.thread_time()
+        explorer.frame(tuple(indices))
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.thread_time() - c0)
+    return wall, cpu
+
+
+def time_cached_moves(explorer, index):
+    """Wall-clock seconds of the same moves made with the live slider, served from the cache.
+
+    This is what a reader of the live notebook waits for: when the explorer is displayed,
+    every frame is rendered once (for the HTML book), so a move only swaps the image.
+    """
+    name, spec = list(explorer.specs.items())[index]
+    control = explorer.sliders[name]
+    start = control.value
+    wall = []
+    for i in walk(len(spec.values)):
+        t0 = time.perf_counter()
+        control.value = spec.values[i]
+        wall.append(time.perf_counter() - t0)
+    control.value = start
+    return wall
+
+
+def median_and_worst(times):
+    ordered = sorted(times)
+    half = len(ordered) // 2
+    median = ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2
+    return median, ordered[-1]
+
+
+def floor_move():
+    """One move of the simplest slider figure: one panel of the book's style, one line."""
+    import numpy as np
+
+    from attention_core.interactive import figure_png
+    from attention_core.style import new_figure
+
+    x = np.linspace(0, 1, 50)
+    fig, ax = new_figure()
+    ax.plot(x, x ** 2)
+    ax.set(title="titulek", xlabel="x", ylabel="y")
+    figure_png(fig)
+
+
+def floor_times():
+    floor_move()
+    cpu = []
+    for _ in range(MOVES):
+        c0 = time.thread_time()
+        floor_move()
+        cpu.append(time.thread_time() - c0)
+    return median_and_worst(cpu)
+
+
+def floor_rows():
+    """The reference row (the one-panel figure) and its median CPU seconds."""
+    floor, floor_worst = floor_times()
+    row = Row(SECTION, "reference: a one-panel figure in the book's style (new_figure, one "
+              "line, title, labels) drawn and made a PNG", f"med {ms(floor)}, max "
+              f"{ms(floor_worst)}", None, None, TARGET_TEXT,
+              verdict(floor <= MEDIAN_TARGET and floor_worst <= WORST_TARGET))
+    return [row], floor
+
+
+def chapter_rows(path, floor):
+    """Rows of one chapter: run its code here, then time every slider's moves."""
+    started = time.perf_counter()
+    try:
+        made = run_chapter(path)
+    except Exception as error:  # noqa: BLE001 - a broken chapter is a row, not a crash
+        return [Row(SECTION, f"{path.stem}: failed to run ({str(error)[:90]})", met="NO")]
+    ran = time.perf_counter() - started
+    frames = sum(_frames(ex) for ex in made)
+    result = [Row(SECTION, f"{path.stem}: code run ({len(made)} explore, {frames} frames for "
+                  "the HTML book)", f"{ran:.1f} s")]
+    cached = []
+    for k, explorer in enumerate(made, start=1):
+        for index, spec in enumerate(explorer.specs.values()):
+            wall, cpu = time_moves(explorer, index)
+            cached += time_cached_moves(explorer, index)
+            (w_med, _), (c_med, c_max) = median_and_worst(wall), median_and_worst(cpu)
+            ok = c_med <= MEDIAN_TARGET and c_max <= WORST_TARGET
+            panels = len(explorer._draw(**explorer.values(explorer._start())).axes)
+            result.append(Row(
+                SECTION, f"{path.stem}: explore {k}, slider {spec.label} "
+                f"({len(spec.values)} values, {panels} panel{'s' if panels > 1 else ''}; "
+                f"wall med {ms(w_med)})",
+                f"med {ms(c_med)}, max {ms(c_max)}", f"{ms(floor)} (one panel)",
+                f"{c_med / floor:.1f}", TARGET_TEXT, verdict(ok)))
+    if cached:
+        c_med, c_max = median_and_worst(cached)
+        result.append(Row(
+            SECTION, f"{path.stem}: the same moves with the live sliders, frames cached "
+            "(as in JupyterLab once the explore is shown)", f"med {ms(c_med)}, "
+            f"max {ms(c_max)}", None, None, TARGET_TEXT.replace("(CPU)", "(wall)"),
+            verdict(c_med <= MEDIAN_TARGET and c_max <= WORST_TARGET)))
+    return result
+
+
+def _in_child(*args):
+    """Run ``python -m benchmarks.sliders ARGS`` in a fresh interpreter; return its rows.
+
+    A fresh process per chapter is what a kernel is: its heap holds one chapter, not the
+    other sections' libraries (PyTorch), which would lengthen Python's full garbage
+    collections and so the worst moves.
+    """
+    result = subprocess.run([sys.executable, "-m", "benchmarks.sliders", *map(str, args)],
+                            capture_output=True, text=True, cwd=ROOT)
+    for line in result.stdout.splitlines():
+        if line.startswith("ROWS "):
+            return json.loads(line.removeprefix("ROWS "))
+    tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
+    return {"rows": [Row(SECTION, f"{args[-1]}: failed ({tail[:90]})", met="NO").as_dict()]}
+
+
+def rows():
+    floor = _in_child("--floor")
+    result = list(floor["rows"])
+    for path in chapter_paths():
+        if not path.exists():
+            result.append(Row(SECTION, f"{path.stem}: not written yet"))
+            continue
+        result += _in_child("--floor-seconds", floor.get("floor", 0.04), path)["rows"]
+    return result
+
+
+def main(argv):
+    """The child's side of :func:`_in_child`."""
+    if argv[:1] == ["--floor"]:
+        made, floor = floor_rows()
+        report = {"rows": [row.as_dict() for row in made], "floor": floor}
+    else:
+        floor, path = float(argv[1]), Path(argv[2])
+        report = {"rows": [row.as_dict() for row in chapter_rows(path, floor)]}
+    print("ROWS " + json.dumps(report, ensure_ascii=False))
+
+
+def _frames(explorer):
+    count = 1
+    for spec in explorer.specs.values():
+        count *= len(spec.values)
+    return count
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
