@@ -12,7 +12,7 @@ from .dot_product import attention, attention_backward, attention_weights, score
 from .interactive import show_figures_as_png
 from .multi_head import multi_head_attention
 from .self_attention import self_attention, self_attention_weights
-from .softmax import softmax, softmax_backward, softmax_jacobian
+from .softmax import log_softmax, softmax, softmax_backward, softmax_jacobian
 
 __all__ = [
     "additive_attention",
@@ -21,6 +21,7 @@ __all__ = [
     "attention",
     "attention_backward",
     "attention_weights",
+    "log_softmax",
     "multi_head_attention",
     "scores",
     "self_attention",

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .softmax import log_softmax
 from .validation import finite_array, positive_int
 from .variance import _check_rng
 
@@ -63,12 +64,10 @@ def largest_weight(s):
 def weight_entropy(s):
     """Entropy -sum_i a_i ln a_i (in nats) of the weights softmax(s), for each row of ``s``.
 
-    Computed from ln a_i = s_i - max s - ln sum_j exp(s_j - max s), so a weight that rounds
-    to 0 contributes 0 (no 0 * ln 0 = NaN). Between 0 (one weight 1) and ln n (all equal).
+    Computed from ln a_i = log_softmax(s)_i, so a weight that rounds to 0 contributes 0
+    (no 0 * ln 0 = NaN). Between 0 (one weight 1) and ln n (all equal).
     """
-    s = _scores("weight_entropy", s)
-    shifted = s - s.max(axis=-1, keepdims=True)
-    log_a = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+    log_a = log_softmax(_scores("weight_entropy", s))
     a = np.exp(log_a)
     return np.maximum(-(a * log_a).sum(axis=-1), 0.0)
 

@@ -8,6 +8,22 @@ import numpy as np
 from .validation import shape_text
 
 
+def _shifted(func, s, axis):
+    """Scores minus their slice maximum, after checking them as ``softmax`` documents."""
+    s = np.asarray(s, dtype=np.float64)
+    if s.ndim == 0 or s.shape[axis] == 0:
+        raise ValueError(f"{func}: s needs at least one score along axis {axis}; got shape "
+                         f"{shape_text(s.shape)}")
+    if np.isnan(s).any() or np.isposinf(s).any():
+        raise ValueError(f"{func}: s contains NaN or +inf (shape {shape_text(s.shape)}); "
+                         "only -inf is allowed, meaning a masked entry")
+    top = s.max(axis=axis, keepdims=True)
+    if np.isneginf(top).any():
+        raise ValueError(f"{func}: a slice of s (shape {shape_text(s.shape)}) along axis {axis} "
+                         "is all -inf, so no entry can take the weight")
+    return s - top
+
+
 def softmax(s, axis=-1):
     """Weights ``a = softmax(s)`` along ``axis`` (chapter 1, step 2 of the definition).
 
@@ -15,18 +31,18 @@ def softmax(s, axis=-1):
     scores of 1e4 give no overflow. An entry of ``-inf`` means "masked" and gets weight 0.
     NaN, ``+inf``, or a slice whose entries are all ``-inf`` raise ``ValueError``.
     """
-    s = np.asarray(s, dtype=np.float64)
-    if s.ndim == 0 or s.shape[axis] == 0:
-        raise ValueError(f"softmax: s needs at least one score along axis {axis}; got shape "
-                         f"{shape_text(s.shape)}")
-    if np.isnan(s).any() or np.isposinf(s).any():
-        raise ValueError(f"softmax: s contains NaN or +inf (shape {shape_text(s.shape)}); "
-                         "only -inf is allowed, meaning a masked entry")
-    top = s.max(axis=axis, keepdims=True)
-    if np.isneginf(top).any():
-        raise ValueError(f"softmax: a slice of s (shape {shape_text(s.shape)}) along axis {axis} "
-                         "is all -inf, so no entry can take the weight")
-    return softmax_unchecked(s - top, axis)
+    return softmax_unchecked(_shifted("softmax", s, axis), axis)
+
+
+def log_softmax(s, axis=-1):
+    """``ln softmax(s)``: the log-probabilities of the cross-entropy loss (chapters 2 and 4).
+
+    Computed as ``(s - max s) - ln sum_j exp(s_j - max s)`` (the sum is at least 1), so a
+    weight too small for a float keeps its finite logarithm instead of ``ln 0``. Checks
+    its input as ``softmax`` does; a masked score gets ``-inf``.
+    """
+    shifted = _shifted("log_softmax", s, axis)
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
 
 
 def softmax_unchecked(s, axis=-1):

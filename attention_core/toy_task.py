@@ -24,7 +24,7 @@ from math import comb, log
 
 import numpy as np
 
-from .softmax import softmax_backward, softmax_unchecked
+from .softmax import log_softmax, softmax_backward, softmax_unchecked
 from .validation import positive_int, shape_text
 
 N_LETTERS = 8
@@ -122,11 +122,6 @@ def _check_examples(func, examples, n_pairs=None):
                          f"{n_pairs * ITEM_SIZE + N_LETTERS} inputs in all")
 
 
-def _log_softmax(z):
-    z = z - z.max(axis=-1, keepdims=True)
-    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
-
-
 class _Model:
     """What the three models share: parameters in a dict, the loss, prediction, counting."""
 
@@ -144,12 +139,12 @@ class _Model:
 
     def probabilities(self, examples):
         """The predicted distribution ``y`` (count, 10) over the digits."""
-        return np.exp(_log_softmax(self.logits(examples)))
+        return np.exp(log_softmax(self.logits(examples)))
 
     def loss_and_gradients(self, examples):
         """The mean loss in nats on ``examples`` and its gradient for every parameter (a dict)."""
         z, cache = self._forward(examples)
-        log_y = _log_softmax(z)
+        log_y = log_softmax(z)
         count = z.shape[0]
         rows = np.arange(count)
         loss = -log_y[rows, examples.answer].mean()
@@ -366,7 +361,7 @@ def evaluate(model, examples):
         raise ValueError(f"evaluate: model must be a model from train(...).model; got "
                          f"{type(model).__name__}")
     z = model.logits(examples)
-    log_y = _log_softmax(z)
+    log_y = log_softmax(z)
     rows = np.arange(examples.count)
     loss = -log_y[rows, examples.answer].mean()
     accuracy = (z.argmax(axis=1) == examples.answer).mean()

@@ -107,6 +107,16 @@ def test_softmax_ignores_a_common_shift(s, c):
     np.testing.assert_allclose(ac.softmax(s + c), ac.softmax(s), atol=1e-9)
 
 
+def test_log_softmax_is_the_log_of_softmax_and_stays_finite():
+    s = np.array([2.0, -1.0, 0.5])
+    np.testing.assert_allclose(ac.log_softmax(s), np.log(ac.softmax(s)))
+    tiny = ac.log_softmax([0.0, -2000.0])
+    assert tiny[1] == pytest.approx(-2000.0) and ac.softmax([0.0, -2000.0])[1] == 0.0
+    assert ac.log_softmax([0.0, -np.inf])[1] == -np.inf
+    with pytest.raises(ValueError, match="log_softmax: s contains NaN"):
+        ac.log_softmax([np.nan, 1.0])
+
+
 # --- the softmax derivative (chapter 4) ----------------------------------------------------
 
 def test_softmax_jacobian_matches_central_differences():
