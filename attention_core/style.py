@@ -44,6 +44,20 @@ def cz(x, digits=2):
     return text.replace("-", "−")
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def cz_sci(x, digits=1):
+    """A number in Czech scientific notation: ``cz_sci(2.1e-9) == "2,1 · 10⁻⁹"``."""
+    if x == 0:
+        return "0"
+    exponent = math.floor(math.log10(abs(x)))
+    mantissa = x / 10**exponent
+    if round(mantissa, digits) >= 10:
+        mantissa, exponent = mantissa / 10, exponent + 1
+    return f"{cz(mantissa, digits)} · 10{str(exponent).translate(_SUPERSCRIPT)}"
+
+
 def cz_formatter(digits=None):
     """A matplotlib tick formatter writing tick labels with ``cz``.
 

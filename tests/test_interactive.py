@@ -11,7 +11,8 @@ import pytest
 from PIL import Image
 
 from attention_core.interactive import MAX_FRAMES, explore, explorers, figure_png, slider
-from attention_core.style import COLORS, cz, cz_formatter, new_figure, table
+from attention_core.style import COLORS, cz, cz_formatter, cz_sci, new_figure, table
+from attention_core.timing import cpu_time
 
 
 def draw_bars(height, color="weight"):
@@ -109,3 +110,16 @@ def test_czech_tick_labels_and_table():
     assert [formatter(x, 0) for x in (2.5, 3.0, -0.25)] == ["2,5", "3", "−0,25"]
     rendered = table(["i", "skóre"], [[1, 1.41421]], colors={1: COLORS["score"]}).data
     assert "1,414" in rendered and COLORS["score"] in rendered and ">1<" in rendered
+
+
+@pytest.mark.parametrize("x, digits, text", [
+    (2.1e-9, 1, "2,1 · 10⁻⁹"), (9.96e4, 1, "1,0 · 10⁵"), (-3e2, 0, "−3 · 10²"), (0.0, 1, "0"),
+])
+def test_czech_scientific_notation(x, digits, text):
+    assert cz_sci(x, digits) == text
+
+
+def test_cpu_time_is_positive_and_repeats_short_calls():
+    calls = []
+    seconds = cpu_time(lambda: calls.append(sum(range(1000))), repeats=2, at_least=0.002)
+    assert 0 < seconds < 0.002 and len(calls) > 2
