@@ -11,40 +11,36 @@ Chapter 6 runs them next to the correct :func:`attention_core.multi_head_attenti
    d/h columns first and giving head r only slice r means head r never sees the other
    dimensions of a token: only the rows of its matrices in slice r take part.
 
+Each mistake is the correct computation with altered matrices, so it is written that way:
+dividing by sqrt(d) is the same as multiplying W_Q by sqrt(d_k / d); giving head r only
+slice r of each token is the same as zeroing the rows of its matrices outside slice r.
+
 These functions are wrong on purpose; never use them for anything but the comparison.
 """
 
 import numpy as np
 
-from .multi_head import check_heads
-from .softmax import softmax_unchecked
-from .validation import finite_array
+from .multi_head import check_heads, multi_head_attention
+from .self_attention import check_projections, weights_unchecked
 
 
-def _check_output_matrix(func, W_O, h, d_v, d):
-    W_O = finite_array(func, "W_O", W_O, (2,), "a matrix (h d_v, d)")
-    if W_O.shape != (h * d_v, d):
-        raise ValueError(f"{func}: W_O has shape {W_O.shape} but h d_v x d = {(h * d_v, d)} "
-                         "is needed")
-    return W_O
+def _shrink(W_Q, d):
+    """W_Q times sqrt(d_k / d): dividing its scores by sqrt(d_k) then divides them by sqrt(d)."""
+    return W_Q * np.sqrt(W_Q.shape[1] / d)
 
 
 def weights_scaled_by_sqrt_d(X, W_Q, W_K):
     """MISTAKE 1 for one head: softmax(X W_Q (X W_K)^T / sqrt(d)) with d = X's width, not d_k."""
-    X, [(W_Q, W_K, _)] = check_heads("weights_scaled_by_sqrt_d", X, [(W_Q, W_K, W_K)])
-    S = (X @ W_Q) @ (X @ W_K).T
-    S *= 1.0 / np.sqrt(X.shape[1])
-    return softmax_unchecked(S)
+    X, W_Q, W_K = check_projections("weights_scaled_by_sqrt_d", X, W_Q, W_K)
+    return weights_unchecked(X, _shrink(W_Q, X.shape[1]), W_K)
 
 
 def multi_head_scaled_by_sqrt_d(X, heads, W_O):
     """MISTAKE 1: multi-head attention whose every head divides its scores by sqrt(d)."""
-    func = "multi_head_scaled_by_sqrt_d"
-    X, heads = check_heads(func, X, heads)
-    d_v = heads[0][2].shape[1]
-    W_O = _check_output_matrix(func, W_O, len(heads), d_v, X.shape[1])
-    concat = [weights_scaled_by_sqrt_d(X, W_Q, W_K) @ (X @ W_V) for W_Q, W_K, W_V in heads]
-    return np.concatenate(concat, axis=1) @ W_O
+    X, heads = check_heads("multi_head_scaled_by_sqrt_d", X, heads)
+    d = X.shape[1]
+    return multi_head_attention(X, [(_shrink(W_Q, d), W_K, W_V) for W_Q, W_K, W_V in heads],
+                                W_O)
 
 
 def multi_head_split_first(X, heads, W_O):
@@ -55,19 +51,13 @@ def multi_head_split_first(X, heads, W_O):
     """
     func = "multi_head_split_first"
     X, heads = check_heads(func, X, heads)
-    n, d = X.shape
-    h = len(heads)
+    d, h = X.shape[1], len(heads)
     if d % h:
         raise ValueError(f"{func}: d = {d} is not divisible by h = {h}, so X cannot be cut "
                          "into h equal slices")
-    d_v = heads[0][2].shape[1]
-    W_O = _check_output_matrix(func, W_O, h, d_v, d)
-    width = d // h
-    concat = []
-    for r, (W_Q, W_K, W_V) in enumerate(heads):
-        part = slice(r * width, (r + 1) * width)
-        X_r = X[:, part]
-        S = (X_r @ W_Q[part]) @ (X_r @ W_K[part]).T
-        S *= 1.0 / np.sqrt(W_Q.shape[1])
-        concat.append(softmax_unchecked(S) @ (X_r @ W_V[part]))
-    return np.concatenate(concat, axis=1) @ W_O
+    blind = []
+    for r, matrices in enumerate(heads):
+        in_slice = np.zeros((d, 1))
+        in_slice[r * d // h:(r + 1) * d // h] = 1.0
+        blind.append(tuple(W * in_slice for W in matrices))
+    return multi_head_attention(X, blind, W_O)
