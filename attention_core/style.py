@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 #: Colour of each term of Attention(q; k, v) = sum_i a_i v_i (chapter 1).
 COLORS = {
@@ -70,6 +70,32 @@ def cz_formatter(digits=None):
             if abs(round(x, places) - x) < 1e-9 * max(1.0, abs(x)):
                 return cz(x, places)
         return cz(x, 6)
+    return FuncFormatter(format_tick)
+
+
+def log_scale(ax, which="x", base=10, ticks=None, powers=False):
+    """Put the x and/or y axis of ``ax`` (``which`` in "x", "y", "xy") on a log scale.
+
+    Major ticks at ``ticks`` if given, else at the powers of ``base``; labels written the
+    Czech way (``1 000``, ``0,01``), or as ``10⁴`` with ``powers=True``. No minor ticks:
+    over several decades they only clutter, and they make slider frames slower to draw.
+    """
+    label = cz_power_formatter() if powers else cz_formatter()
+    for name in which:
+        getattr(ax, f"set_{name}scale")("log", base=base)
+        axis = getattr(ax, f"{name}axis")
+        if ticks is not None:
+            axis.set_major_locator(FixedLocator(ticks))
+        axis.set_major_formatter(label)
+        axis.set_minor_locator(NullLocator())
+    return ax
+
+
+def cz_power_formatter():
+    """Tick labels ``10²``, ``10³``, ... for the powers of ten; other ticks stay unlabelled."""
+    def format_tick(x, _position):
+        exponent = math.log10(x) if x > 0 else 0.5
+        return cz_sci(x, 0).removeprefix("1 · ") if abs(exponent - round(exponent)) < 1e-9 else ""
     return FuncFormatter(format_tick)
 
 

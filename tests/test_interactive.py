@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from attention_core.interactive import MAX_FRAMES, explore, explorers, figure_png, slider
-from attention_core.style import COLORS, cz, cz_formatter, cz_sci, new_figure, table
+from attention_core.style import COLORS, cz, cz_formatter, cz_sci, log_scale, new_figure, table
 from attention_core.timing import cpu_time
 
 
@@ -123,3 +123,19 @@ def test_cpu_time_is_positive_and_repeats_short_calls():
     calls = []
     seconds = cpu_time(lambda: calls.append(sum(range(1000))), repeats=2, at_least=0.002)
     assert 0 < seconds < 0.002 and len(calls) > 2
+
+
+def test_log_scale_labels_are_czech_and_minor_ticks_gone():
+    fig, ax = new_figure()
+    ax.plot([10, 100_000], [1e4, 1e14])
+    log_scale(ax, "x")
+    log_scale(ax, "y", powers=True)
+    x_label = ax.xaxis.get_major_formatter()
+    y_label = ax.yaxis.get_major_formatter()
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    assert x_label(1000, 0) == "1\u202f000" and x_label(0.01, 0) == "0,01"
+    assert y_label(1e6, 0) == "10⁶" and y_label(3e6, 0) == ""
+    assert list(ax.xaxis.get_minorticklocs()) == []
+    fig2, ax2 = new_figure()
+    log_scale(ax2, "x", base=2, ticks=[1, 4, 16])
+    assert list(ax2.get_xticks()) == [1, 4, 16]
