@@ -22,6 +22,18 @@ COLORS = {
     "output": "#CC79A7",  # reddish purple: sum_i a_i v_i
 }
 
+#: The same terms as text (labels, table headers, formula symbols): darker shades of
+#: ``COLORS`` with a contrast of at least 4.5:1 on white (WCAG AA). The bright colours
+#: stay for bars, lines and areas.
+TEXT_COLORS = {
+    "query": "#C05500",
+    "key": "#177BB4",
+    "score": "#9C6C00",
+    "weight": "#0072B2",
+    "value": "#008561",
+    "output": "#BB4D8A",
+}
+
 #: Further colours for series that are not terms of the formula (Okabe-Ito, in order).
 PALETTE = ["#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00",
            "#CC79A7"]
@@ -143,7 +155,9 @@ def table(header, rows, colors=None, digits=3):
             text = html.escape(str(content))
         style = "text-align:right;padding:0.2em 0.7em"
         if j in colors and tag == "th":
-            style += f";color:{colors[j]};border-bottom:3px solid {colors[j]}"
+            term = {v: k for k, v in COLORS.items()}.get(colors[j])
+            text_color = TEXT_COLORS[term] if term else colors[j]
+            style += f";color:{text_color};border-bottom:3px solid {colors[j]}"
         return f'<{tag} style="{style}">{text}</{tag}>'
 
     head = "".join(cell("th", j, title) for j, title in enumerate(header))

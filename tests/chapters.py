@@ -46,12 +46,22 @@ print("SLIDER_REPORT " + _json.dumps(_report))
 
 
 def chapter_paths():
-    """The chapter files listed in ``book/_toc.yml``, in order."""
+    """The notebooks listed in ``book/_toc.yml`` (chapters and appendix), in order.
+
+    Plain Markdown pages of the book (literature, glossary) are not notebooks and are left out.
+    """
     toc = yaml.safe_load((BOOK / "_toc.yml").read_text(encoding="utf-8"))
     files = [entry["file"] for entry in toc.get("chapters", [])]
     for part in toc.get("parts", []):
         files += [entry["file"] for entry in part["chapters"]]
-    return [BOOK / f"{name}.md" for name in files]
+    paths = [BOOK / f"{name}.md" for name in files]
+    return [path for path in paths if is_notebook(path)]
+
+
+def is_notebook(path):
+    """A MyST Markdown notebook: its front matter has a jupytext header."""
+    text = path.read_text(encoding="utf-8")
+    return text.startswith("---") and "\njupytext:" in text.split("\n---", 1)[0]
 
 
 def execute(path, extra_code=None, timeout=600):
