@@ -1,9 +1,12 @@
 """Shared fixtures: the built book (built once per test session) and the browser switch."""
 
+import functools
+import http.server
 import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -44,3 +47,38 @@ def require_browser():
     if os.environ.get("REQUIRE_BROWSER") == "1":
         pytest.fail(message + "; REQUIRE_BROWSER=1 makes this a failure")
     pytest.skip(message)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def site(built_html):
+    """The built HTML folder served on a free port of 127.0.0.1 while the tests run."""
+    handler = functools.partial(_QuietHandler, directory=str(built_html))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's headless Chromium driven by Playwright (skipped or failed when missing)."""
+    executable = require_browser()
+    from browser_support import CHROMIUM_ARGS
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()

@@ -1,0 +1,230 @@
+"""Shared by the browser tests: Chromium's flags, one page visit that records every problem,
+and checks of math, alt texts, sliders and downloads. Not a test module itself; the fixtures
+``site`` and ``browser`` are in ``conftest.py``."""
+
+import base64
+import io
+import json
+import re
+
+import nbformat
+from PIL import Image
+from playwright.sync_api import Error as PlaywrightError
+
+from chapters import chapter_paths
+
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+#: The most one chapter page may weigh: its HTML plus the images it links (bytes).
+MAX_PAGE_BYTES = 3 * 1024 * 1024
+
+#: Share of non-white pixels below which an image counts as blank.
+MIN_INK = 0.005
+
+
+def ink(png):
+    """Share of pixels that are not (nearly) white: 0 for a blank image."""
+    grey = Image.open(io.BytesIO(png)).convert("L")
+    histogram = grey.histogram()
+    return sum(histogram[:245]) / (grey.width * grey.height)
+
+
+def data_url_png(src):
+    assert src.startswith("data:image/png;base64,"), src[:60]
+    return base64.b64decode(src.split(",", 1)[1])
+
+
+def pages(built_html):
+    return sorted(p.name for p in built_html.glob("*.html") if p.name != "index.html")
+
+
+def chapter_pages(built_html):
+    return [f"{p.stem}.html" for p in chapter_paths() if (built_html / f"{p.stem}.html").exists()]
+
+
+class Visit:
+    """One page opened in a fresh browser context; collects everything that went wrong."""
+
+    def __init__(self, browser, url, local_prefix):
+        self.url = url
+        self.problems = []
+        self.context = browser.new_context(service_workers="block")
+        self.page = self.context.new_page()
+        self.local_prefix = local_prefix
+        self.context.route("**/*", self._route)
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
+        self.page.on("requestfailed", lambda request: self.problems.append(
+            f"failed request {request.url[:120]}: {request.failure}"))
+        self.page.on("response", self._response)
+        self.page.on("request", self._request)
+
+    def _local(self, url):
+        return url.startswith(self.local_prefix) or url.startswith("data:")
+
+    def _route(self, route):
+        if self._local(route.request.url):
+            route.continue_()
+        else:
+            self.problems.append(f"non-local request blocked: {route.request.url[:160]}")
+            route.abort("blockedbyclient")
+
+    def _request(self, request):
+        if not self._local(request.url):
+            self.problems.append(f"non-local request: {request.url[:160]}")
+
+    def _console(self, message):
+        if message.type in ("error", "warning") and "blockedbyclient" not in message.text:
+            self.problems.append(f"console {message.type}: {message.text[:300]}")
+
+    def _response(self, response):
+        if response.status >= 400:
+            self.problems.append(f"HTTP {response.status} for {response.url[:160]}")
+
+    def open(self):
+        self.page.goto(self.url, wait_until="load")
+        if self.page.locator(".math").count():
+            try:
+                self.page.wait_for_function(
+                    "window.MathJax && MathJax.startup && MathJax.startup.promise",
+                    timeout=10_000)
+                self.page.evaluate("MathJax.startup.promise")
+            except PlaywrightError as error:
+                self.problems.append(f"MathJax did not start: {str(error).splitlines()[0]}")
+        return self
+
+    def close(self):
+        self.context.close()
+
+
+def check_math(page, html_text):
+    """Formulas typeset by MathJax, none left raw, the source's colours applied."""
+    problems = []
+    math = page.locator(".math").count()
+    if not math:
+        return problems
+    typeset = page.locator(".math mjx-container").count()
+    if typeset < math:
+        problems.append(f"{math - typeset} of {math} formulas not typeset by MathJax")
+    formulas = re.findall(r'<(?:span|div) class="math[^"]*">(.*?)</(?:span|div)>', html_text,
+                          flags=re.S)
+    errors = page.locator("mjx-merror, [data-mjx-error]").count()
+    if errors:
+        problems.append(f"{errors} MathJax errors")
+    prose = page.evaluate("""() => {
+        const article = document.querySelector('article') || document.body;
+        const copy = article.cloneNode(true);
+        copy.querySelectorAll('pre, code, script, style, mjx-container, .highlight')
+            .forEach(e => e.remove());
+        return copy.textContent;
+    }""")
+    for raw in ("$$", "\\(", "\\[", "\\frac", "\\color"):
+        if raw in prose:
+            at = prose.index(raw)
+            problems.append(f"raw TeX {raw!r} left in the text: …{prose[max(0, at - 40):at + 40]}…")
+    colours = set(re.findall(r"\\color\{#([0-9A-Fa-f]{6})\}", " ".join(formulas)))
+    for name, colour in macro_colours(html_text).items():
+        if re.search(r"\\" + name + r"(?![A-Za-z])", " ".join(formulas)):
+            colours.add(colour)
+    shown = set(page.evaluate("""() => {
+        const seen = new Set();
+        document.querySelectorAll('mjx-container *').forEach(e => {
+            seen.add(getComputedStyle(e).color); });
+        return [...seen];
+    }"""))
+    for colour in sorted(colours):
+        rgb = "rgb({}, {}, {})".format(*(int(colour[i:i + 2], 16) for i in (0, 2, 4)))
+        if rgb not in shown:
+            problems.append(f"\\color{{#{colour}}} is not shown in any formula")
+    return problems
+
+
+def macro_colours(html_text):
+    """The book's colour macros (``\\dotaz`` ...) from the page's MathJax configuration."""
+    found = re.findall(r'"(\w+)": \["\{\\\\color\{#([0-9A-Fa-f]{6})\}', html_text)
+    return dict(found)
+
+
+def check_alt_texts(page):
+    problems = []
+    for img in page.locator("article img").all():
+        alt = (img.get_attribute("alt") or "").strip()
+        src = (img.get_attribute("src") or "")[:60]
+        if len(alt) < 10 or alt.startswith("<") or "Figure size" in alt:
+            problems.append(f"figure {src} has no proper Czech alt text: {alt!r}")
+    return problems
+
+
+def move_sliders(page):
+    """Move every range input with the keyboard; return (problems, number of sliders moved)."""
+    problems = []
+    explorers = page.locator(".ac-explore")
+    moved = 0
+    for e in range(explorers.count()):
+        root = explorers.nth(e)
+        data = json.loads(root.locator("script.ac-data").text_content())
+        img = root.locator("img.ac-frame")
+        inputs = root.locator("input[type=range]")
+        readouts = root.locator("output.ac-readout")
+        for j in range(inputs.count()):
+            where = f"explorer {e + 1}, slider {j + 1}"
+            slider = inputs.nth(j)
+            if not (slider.get_attribute("aria-label") or "").strip():
+                problems.append(f"{where}: no aria-label")
+            last = int(slider.get_attribute("max"))
+            start = int(slider.input_value())
+            before = img.get_attribute("src")
+            slider.focus()
+            if start < last:
+                keys, target = ("ArrowRight", "End"), last
+            else:
+                keys, target = ("ArrowLeft", "Home"), 0
+            for key in keys:
+                slider.press(key)
+            moved += 1
+            value = int(slider.input_value())
+            if value != target:
+                problems.append(f"{where}: keys {keys} left the value at {value}, not {target}")
+                continue
+            label = data["labels"][j][target]
+            if readouts.nth(j).text_content() != label:
+                problems.append(f"{where}: readout {readouts.nth(j).text_content()!r} "
+                                f"is not {label!r}")
+            if slider.get_attribute("aria-valuetext") != label:
+                problems.append(f"{where}: aria-valuetext not updated to {label!r}")
+            after = img.get_attribute("src")
+            if after == before:
+                problems.append(f"{where}: moving it to {label} kept the same image")
+            amount = ink(data_url_png(after))
+            if amount < MIN_INK:
+                problems.append(f"{where}: the image at {label} is blank (ink {amount:.4f})")
+            alt = img.get_attribute("alt") or ""
+            caption = root.locator(".ac-caption").text_content()
+            if not alt.strip() or alt != caption:
+                problems.append(f"{where}: alt {alt!r} and caption {caption!r} disagree")
+    return problems, moved
+
+
+def check_notebook_link(visit, site, name):
+    """The theme's download menu offers ``_sources/<page>.ipynb``, a valid notebook."""
+    links = visit.page.locator("a[href$='.ipynb']")
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    wanted = [h for h in hrefs if h.endswith("/" + name.replace(".html", ".ipynb"))]
+    if not wanted:
+        return [f"no link to download its .ipynb (links: {hrefs})"]
+    response = visit.page.request.get(site + wanted[0])
+    if not response.ok:
+        return [f"{wanted[0]} answers HTTP {response.status}"]
+    nb = nbformat.reads(response.text(), as_version=4)
+    nbformat.validate(nb)
+    problems = []
+    if nb.metadata.get("kernelspec", {}).get("name") != "python3":
+        problems.append(f"{wanted[0]} has no python3 kernelspec")
+    if not any(cell.cell_type == "code" for cell in nb.cells):
+        problems.append(f"{wanted[0]} has no code cell")
+    return problems
+
+
