@@ -13,11 +13,13 @@ has been run. What it does to a chapter, and why:
    generated from the same source as the HTML book's (``attention_core.style`` when it
    offers ``myst_math_frontmatter``, else ``book/_config.yml``). The cell is tagged
    ``remove-cell``: the HTML book does not show it (myst-nb skips such cells).
-2. **Folded code in JupyterLab, as in the HTML book.** A code cell tagged ``hide-input``
-   gets JupyterLab's ``jupyter: {source_hidden: true}``, one tagged ``remove-output``
-   ``outputs_hidden: true``, and every code cell of a solution (between ``solution-start``
-   and ``solution-end``) both, so that nothing of a solution shows before it is opened.
-   Metadata that no longer matches a tag or a solution is removed.
+2. **Folded code in JupyterLab, as in the HTML book.** A code cell tagged ``hide-input``,
+   and every code cell of a solution (between ``solution-start`` and ``solution-end``),
+   gets JupyterLab's ``jupyter: {source_hidden: true}``; metadata that no longer matches
+   a tag or a solution is removed. No cell gets ``outputs_hidden``: a MyST notebook keeps
+   no outputs, and JupyterLab shows a cell's outputs again whenever it runs the cell
+   (``CodeCell.execute`` sets ``outputHidden = false``), so the flag would hide nothing
+   and Ctrl+S after Run All would remove it from the file.
 3. **The kernelspec JupyterLab writes**: the display name of the installed ``python3``
    kernel ("Python 3 (ipykernel)").
 4. **Written by jupytext's contents manager, as JupyterLab saves** (key order, YAML
@@ -41,9 +43,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from chapters import BOOK, chapter_paths  # noqa: E402
 
-#: Tags that hide (or remove) a code cell's source or its outputs in the HTML book.
+#: Tags that hide (or remove) a code cell's source in the HTML book.
 SOURCE_TAGS = {"hide-input", "remove-input", "hide-cell", "remove-cell"}
-OUTPUT_TAGS = {"remove-output", "hide-output", "hide-cell", "remove-cell"}
 
 _GATE = re.compile(r"^(?:```+|:::+)\{(solution-start|solution-end)\}", re.M)
 
@@ -111,8 +112,6 @@ def folding(nb):
         flags = {}
         if tags & SOURCE_TAGS or index in in_solution:
             flags["source_hidden"] = True
-        if tags & OUTPUT_TAGS or index in in_solution:
-            flags["outputs_hidden"] = True
         wanted[index] = flags
     return wanted
 

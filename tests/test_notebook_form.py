@@ -10,8 +10,6 @@ tests/normalize_chapters.py`` writes a chapter in its normal form.
 
 import nbformat
 import pytest
-
-from chapters import chapter_paths
 from normalize_chapters import (
     folding,
     frontmatter_source,
@@ -20,6 +18,8 @@ from normalize_chapters import (
     saved_by_jupyterlab,
     solution_cells,
 )
+
+from chapters import chapter_paths
 
 FIX = "run `python tests/normalize_chapters.py` and commit the result"
 
@@ -42,8 +42,8 @@ def test_chapter_is_in_its_normal_form(path):
 @pytest.mark.parametrize("path", CHAPTERS, ids=[p.name for p in CHAPTERS])
 def test_hidden_code_is_folded_in_jupyterlab_too(path):
     """``hide-input`` and JupyterLab's ``source_hidden`` always go together (both ways);
-    a solution's code cells have their source and outputs folded; ``remove-output``
-    goes with ``outputs_hidden``."""
+    a solution's code cells have their source folded too; no cell has ``outputs_hidden``
+    (JupyterLab clears it when it runs the cell, so saving would change the file)."""
     import jupytext
 
     nb = jupytext.read(path)
@@ -74,9 +74,8 @@ def test_solution_cells_are_the_code_between_the_gates():
     ]
     nb = nbformat.v4.new_notebook(cells=cells)
     assert solution_cells(nb) == [4, 5]
-    both = {"source_hidden": True, "outputs_hidden": True}
-    assert folding(nb) == {1: {}, 4: both, 5: both, 7: {"source_hidden": True},
-                           8: {"outputs_hidden": True}}
+    hidden = {"source_hidden": True}
+    assert folding(nb) == {1: {}, 4: hidden, 5: hidden, 7: hidden, 8: {}}
 
 
 def test_math_macros_for_katex_double_the_hash_of_a_colour():
