@@ -144,7 +144,8 @@ def check_math(page, html_text):
 
 def macro_colours(html_text):
     """The book's colour macros (``\\dotaz`` ...) from the page's MathJax configuration."""
-    found = re.findall(r'"(\w+)": \["\{\\\\color\{#{1,2}([0-9A-Fa-f]{6})\}', html_text)
+    # "##" in a MathJax macro is a literal "#" ("#C" alone would be a bad parameter reference)
+    found = re.findall(r'"(\w+)": \["\{\\\\color\{##?([0-9A-Fa-f]{6})\}', html_text)
     return dict(found)
 
 
