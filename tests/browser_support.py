@@ -144,7 +144,7 @@ def check_math(page, html_text):
 
 def macro_colours(html_text):
     """The book's colour macros (``\\dotaz`` ...) from the page's MathJax configuration."""
-    found = re.findall(r'"(\w+)": \["\{\\\\color\{#([0-9A-Fa-f]{6})\}', html_text)
+    found = re.findall(r'"(\w+)": \["\{\\\\color\{#{1,2}([0-9A-Fa-f]{6})\}', html_text)
     return dict(found)
 
 
