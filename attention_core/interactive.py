@@ -447,6 +447,9 @@ CSS = """
 .ac-readout-sizer { visibility: hidden; height: 0; overflow: hidden; }
 .ac-readout-sizer > span { display: block; }
 .ac-picture img, img.ac-figure { display: block; max-width: 100%; height: auto; }
+/* a static figure has a light and a dark <picture>; the colour mode shows one */
+html[data-theme="dark"] .ac-picture.ac-light { display: none; }
+html:not([data-theme="dark"]) .ac-picture.ac-dark { display: none; }
 .ac-caption { margin: 0.4rem 0 0; font-size: 0.9em; }
 /* a phone: the label above its track, the readout beside it */
 @media (max-width: 639.98px) {
