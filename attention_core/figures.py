@@ -93,8 +93,8 @@ def relayout(fig, width=None, stacked=False):
     height = old_size[1]
     if stacked and len(panels) > 1:
         rows = max(spec.get_gridspec().nrows for _ax, spec in old_specs)
-        panel_height = min(old_size[1] / rows, NARROW_PANEL_HEIGHT)
-        height = panel_height * len(panels) + 0.25 * _has_suptitle(fig)
+        height = sum(_stacked_height(cell, old_size[1] / rows, width) for cell in panels)
+        height += 0.25 * _has_suptitle(fig)
         grid = fig.add_gridspec(len(panels), 1)
         for row, cell in enumerate(panels):
             for ax in cell:
@@ -104,8 +104,8 @@ def relayout(fig, width=None, stacked=False):
                 if (len(ax.get_shared_y_axes().get_siblings(ax)) > 1
                         and ax.yaxis.get_label_position() == "left"):
                     ax.yaxis.set_tick_params(which="both", labelleft=True)
-    elif stacked:
-        height = min(old_size[1], max(NARROW_PANEL_HEIGHT, old_size[1] * width / old_size[0]))
+    elif stacked and panels:
+        height = _stacked_height(panels[0], old_size[1], width)
     fig.set_size_inches(width, height)
 
     def restore():
@@ -117,6 +117,15 @@ def relayout(fig, width=None, stacked=False):
                 ax.yaxis.set_tick_params(which="both", labelleft=labelleft)
         fig.set_layout_engine(old_engine)
     return restore
+
+
+def _stacked_height(cell, own_height, width):
+    """Height in inches of one panel stacked in a column ``width`` inches wide: at most its
+    own, at most NARROW_PANEL_HEIGHT; a panel with a fixed aspect (a map, a plane) may be
+    nearly as tall as it is wide."""
+    if any(ax.get_aspect() != "auto" for ax in cell):
+        return min(own_height, max(NARROW_PANEL_HEIGHT, 0.92 * width))
+    return min(own_height, NARROW_PANEL_HEIGHT)
 
 
 def _has_suptitle(fig):
@@ -182,6 +191,7 @@ class Painter:
         self.dpi = dpi
         self.reuse_axes = reuse_axes
         self.positions = None
+        self.tilted = []  # axes (by index) whose x tick labels are tilted to fit
         self.axes_drawn = {}
 
     def rgba(self, fig):
@@ -191,11 +201,16 @@ class Painter:
             fig.set_dpi(self.dpi)
             canvas = _Canvas(fig)
             if self.positions is not None and len(fig.axes) == len(self.positions):
+                _tilt_x_labels(fig, self.tilted)
                 fig.set_layout_engine("none")
                 for ax, position in zip(fig.axes, self.positions):
                     ax.set_position(position)
             else:
                 fig.draw_without_rendering()  # the layout engine places the axes
+                self.tilted = _crowded_x_labels(fig, canvas.get_renderer())
+                if self.tilted:
+                    _tilt_x_labels(fig, self.tilted)
+                    fig.draw_without_rendering()
                 self.positions = [ax.get_position(original=True) for ax in fig.axes]
                 fig.set_layout_engine("none")
             pasted = self._paste_axes(fig) if self.reuse_axes else []
@@ -231,6 +246,30 @@ class Painter:
                 axis.draw = _paster(picture)
                 pasted.append(axis)
         return pasted
+
+
+def _crowded_x_labels(fig, renderer):
+    """Indices of the axes whose x tick labels run into each other (a narrow layout)."""
+    crowded = []
+    for index, ax in enumerate(fig.axes):
+        labels = [tick.label1 for tick in ax.xaxis.get_major_ticks()
+                  if tick.label1.get_visible() and tick.label1.get_text()]
+        boxes = sorted((label.get_window_extent(renderer) for label in labels),
+                       key=lambda box: box.x0)
+        gap = 2 * fig.dpi / 72  # two points
+        if any(a.x1 + gap > b.x0 for a, b in zip(boxes, boxes[1:])):
+            crowded.append(index)
+    return crowded
+
+
+def _tilt_x_labels(fig, indices):
+    """Tilt the x tick labels of these axes by 35 degrees, anchored at their right end."""
+    for index in indices:
+        ax = fig.axes[index]
+        ax.xaxis.set_tick_params(labelrotation=35)
+        for label in ax.get_xticklabels():
+            label.set_horizontalalignment("right")
+            label.set_rotation_mode("anchor")
 
 
 def _place_titles(ax):

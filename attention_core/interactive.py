@@ -458,12 +458,13 @@ html:not([data-theme="dark"]) .ac-picture.ac-dark { display: none; }
 }
 /* dark mode: the slider panel and the pictures sit on the page's background (the dark
    pictures are drawn for it), instead of the theme's light boxes for outputs and images */
-html[data-theme="dark"] .bd-content div.cell_output .text_html:has(.ac-explore) {
-  background-color: transparent; color: inherit; padding: 0;
+html[data-theme="dark"] .bd-content div.cell_output .text_html:has(.ac-explore),
+html[data-theme="dark"] .bd-content div.cell_output .text_html:has(table.ac-table) {
+  background-color: transparent !important; color: inherit !important; padding: 0 !important;
 }
 html[data-theme="dark"] .bd-content div.cell_output img.ac-frame,
 html[data-theme="dark"] .bd-content div.cell_output img.ac-figure {
-  background-color: transparent; padding: 0; filter: none;
+  background-color: transparent !important; padding: 0 !important; filter: none !important;
 }
 html[data-theme="dark"] .ac-range { accent-color: #4CC9F0; }
 @media print { .ac-sliders { display: none; } }

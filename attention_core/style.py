@@ -40,20 +40,21 @@ TEXT_COLORS = {
     "output": "#A8437D",  # 5.58:1
 }
 
-#: The page background of the book's dark mode (pydata-sphinx-theme 0.17,
-#: ``--pst-color-background``) and its text colour (``--pst-color-text-base``).
-DARK_BACKGROUND = "#14181e"
+#: The page background of the book's dark mode (``--pst-color-background``: sphinx-book-theme
+#: 1.3 sets #121212 over pydata-sphinx-theme's #14181e; measured in Chromium) and its text
+#: colour (``--pst-color-text-base``).
+DARK_BACKGROUND = "#121212"
 DARK_FOREGROUND = "#ced6dd"
 
 #: The terms as text in dark mode: light shades with a contrast of at least 4.5:1 on
 #: ``DARK_BACKGROUND`` (and on the theme's dark table surface #29313d).
 DARK_TEXT_COLORS = {
-    "query": "#FF8F4D",   # 7.88:1 on the dark background
-    "key": "#4CC9F0",     # 9.26:1
-    "score": "#F2B33D",   # 9.58:1
-    "weight": "#A8A8FF",  # 8.23:1
-    "value": "#3FD1A0",   # 9.19:1
-    "output": "#F08CC8",  # 7.88:1
+    "query": "#FF8F4D",   # 8.29:1 on the dark background
+    "key": "#4CC9F0",     # 9.74:1
+    "score": "#F2B33D",   # 10.07:1
+    "weight": "#A8A8FF",  # 8.66:1
+    "value": "#3FD1A0",   # 9.67:1
+    "output": "#F08CC8",  # 8.29:1
 }
 
 #: The book's MathJax macro of each term (one argument): ``\\dotaz{q}``, ``\\klic{k_i}`` ...
@@ -97,6 +98,16 @@ def mathjax_macros(inline_colors=False):
             body = "{\\class{" + term_class(term) + "}{#1}}"
         macros[name] = [body, 1]
     return macros
+
+
+def myst_math_frontmatter():
+    """The term macros for a MyST ``math:`` frontmatter (JupyterLab with jupyterlab-myst).
+
+    jupyterlab-myst typesets with KaTeX, which has no ``\\class``, and reads ``math:`` only
+    from a YAML block at the top of the notebook's first Markdown cell, so there the macros
+    carry the light text colours inline: ``{"\\dotaz": "{\\color{#B84F00}{#1}}", ...}``.
+    """
+    return {"\\" + name: body for name, (body, _args) in mathjax_macros(True).items()}
 
 
 def term_css():
