@@ -346,7 +346,7 @@ def _range_input(spec):
     return (
         '<label class="ac-slider">'
         f'<span class="ac-label">{label}</span>'
-        f'<input class="ac-range" type="range" min="0" max="{len(spec.values) - 1}" step="1" '
+        f'<input type="range" class="ac-range" min="0" max="{len(spec.values) - 1}" step="1" '
         f'value="{spec.start}" aria-label="{label}" aria-valuetext="{readout}">'
         '<span class="ac-readout-box">'
         f'<output class="ac-readout" aria-hidden="true">{readout}</output>'
