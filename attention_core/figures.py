@@ -197,11 +197,17 @@ class Painter:
     def rgba(self, fig):
         """Draw ``fig``; return its pixels, a ``(height, width, 4)`` uint8 array (a copy)."""
         restore = self.layout(fig) if self.layout else (lambda: None)
+        # set_position takes an axes out of the layout engine's hands, and tilting changes
+        # tick labels: both are undone afterwards, so the same figure can be drawn again in
+        # another layout (the HTML book draws each frame for desktop, then for phones)
+        in_layout = [(ax, ax.get_in_layout()) for ax in fig.axes]
+        engine = fig.get_layout_engine()
+        tilts = []
         try:
             fig.set_dpi(self.dpi)
             canvas = _Canvas(fig)
             if self.positions is not None and len(fig.axes) == len(self.positions):
-                _tilt_x_labels(fig, self.tilted)
+                tilts = _tilt_x_labels(fig, self.tilted)
                 fig.set_layout_engine("none")
                 for ax, position in zip(fig.axes, self.positions):
                     ax.set_position(position)
@@ -209,7 +215,7 @@ class Painter:
                 fig.draw_without_rendering()  # the layout engine places the axes
                 self.tilted = _crowded_x_labels(fig, canvas.get_renderer())
                 if self.tilted:
-                    _tilt_x_labels(fig, self.tilted)
+                    tilts = _tilt_x_labels(fig, self.tilted)
                     fig.draw_without_rendering()
                 self.positions = [ax.get_position(original=True) for ax in fig.axes]
                 fig.set_layout_engine("none")
@@ -224,6 +230,10 @@ class Painter:
                     ax._autotitlepos = None
             return np.array(canvas.buffer_rgba())
         finally:
+            for ax, flag in in_layout:
+                ax.set_in_layout(flag)
+            _untilt(tilts)
+            fig.set_layout_engine(engine)
             restore()
 
     def _paste_axes(self, fig):
@@ -263,13 +273,28 @@ def _crowded_x_labels(fig, renderer):
 
 
 def _tilt_x_labels(fig, indices):
-    """Tilt the x tick labels of these axes by 35 degrees, anchored at their right end."""
+    """Tilt the x tick labels of these axes by 35 degrees, anchored at their right end;
+    return what :func:`_untilt` needs to put them back."""
+    undo = []
     for index in indices:
         ax = fig.axes[index]
+        labels = ax.get_xticklabels()
+        undo.append((ax, ax.xaxis.get_tick_params().get("labelrotation", 0),
+                     [(label, label.get_horizontalalignment(), label.get_rotation_mode())
+                      for label in labels]))
         ax.xaxis.set_tick_params(labelrotation=35)
-        for label in ax.get_xticklabels():
+        for label in labels:
             label.set_horizontalalignment("right")
             label.set_rotation_mode("anchor")
+    return undo
+
+
+def _untilt(undo):
+    for ax, rotation, labels in undo:
+        ax.xaxis.set_tick_params(labelrotation=rotation)
+        for label, alignment, mode in labels:
+            label.set_horizontalalignment(alignment)
+            label.set_rotation_mode(mode)
 
 
 def _place_titles(ax):

@@ -11,12 +11,14 @@ import pytest
 from PIL import Image
 
 from attention_core.figures import (
+    COLUMN_WIDTH,
     CSS_PX_PER_INCH,
     DENSITY,
     NARROW_WIDTH,
     Painter,
     dark_colours,
     dark_png,
+    layout_for,
     relayout,
 )
 from attention_core.interactive import (
@@ -278,3 +280,21 @@ def test_log_scale_labels_are_czech_and_minor_ticks_gone():
     fig2, ax2 = new_figure()
     log_scale(ax2, "x", base=2, ticks=[1, 4, 16])
     assert list(ax2.get_xticks()) == [1, 4, 16]
+
+
+def test_one_figure_drawn_for_desktop_then_phone_equals_a_fresh_one():
+    """The HTML book draws each frame's figure in both layouts: the first drawing must leave
+    nothing behind (layout engine, positions, tilted labels) that changes the second."""
+    def draw():
+        fig, ax = new_figure(figsize=(6.4, 4.4))
+        ax.imshow(np.eye(5), vmin=0, vmax=1)
+        ax.set_xticks(range(5), ["Malé", "auto", "srazilo", "staré", "kolo"])
+        ax.set(title="mapa", xlabel="klíč")
+        return fig
+
+    wide = Painter(layout_for(COLUMN_WIDTH))
+    after_wide = Painter(layout_for(NARROW_WIDTH, stacked=True))
+    fresh = Painter(layout_for(NARROW_WIDTH, stacked=True))
+    fig = draw()
+    wide.rgba(fig)
+    assert np.array_equal(after_wide.rgba(fig), fresh.rgba(draw()))
