@@ -352,7 +352,7 @@ class Adam:
 @dataclass
 class TrainingResult:
     """What :func:`train` returns: the trained ``model``, the loss of every step (nats) and
-    the wall-clock time of training in seconds."""
+    the wall-clock time of training in seconds (a ``callback``'s time included)."""
 
     model: _Model
     losses: np.ndarray
