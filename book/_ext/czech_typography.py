@@ -189,7 +189,9 @@ def typeset_document(document):
 class CzechTypography(SphinxTransform):
     """At read time: headings (and so the tables of contents) and the prose."""
 
-    default_priority = 880  # after the parser's and the extensions' own transforms
+    # after the parser's and the extensions' own transforms, before Sphinx emits doctree-read
+    # (880), where the titles for the tables of contents and the navigation are collected
+    default_priority = 870
 
     def apply(self, **kwargs):
         if self.config.language == "cs":
