@@ -76,6 +76,7 @@ def clean_scripts(app, pagename, templatename, context, doctree):
 def setup(app):
     app.setup_extension("czech_typography")
     app.setup_extension("czech_search")
+    app.setup_extension("czech_interface")
     # before the theme builds its header buttons (priority 501)
     app.connect("html-page-context", offer_notebook, priority=400)
     # after every extension has added its scripts for the page
