@@ -21,6 +21,9 @@ Sphinx compiles it). The rest is done here, once:
   Ř, Š, Ž as letters of their own; Sphinx groups "čas" under C);
 - sphinx-proof's proofs start with "Důkaz." (it writes the English "Proof." into the text);
 - sphinx-exercise's solution title "Řešení k Cvičení 1" becomes "Řešení ke cvičení 1";
+- the literature's citation list: docutils gives each entry the ARIA role
+  ``doc-biblioentry``, deprecated in DPUB-ARIA 1.1 and not a list item for axe-core
+  (aria-required-children, critical); each entry is a ``listitem`` of its list;
 - ``static/czech_interface.js``: sphinx-togglebutton's and sphinx-copybutton's buttons,
   which their scripts label in English ("Toggle hidden content", "Copy").
 """
@@ -154,6 +157,21 @@ def override_hide_cell_input(app):
                  html=(visit_hide_cell_input, depart_HideCellInput))
 
 
+# --- the citation list: list items ----------------------------------------------------------------
+
+def visit_citation(self, node):
+    """docutils' ``visit_citation`` with the entries as list items of their list."""
+    if not isinstance(node.previous_sibling(), type(node)):
+        self.body.append('<div role="list" class="citation-list">\n')
+    self.body.append(self.starttag(node, "div", classes=[node.tagname], role="listitem"))
+
+
+def depart_citation(self, node):
+    self.body.append("</div>\n")
+    if not isinstance(node.next_node(descend=False, siblings=True), type(node)):
+        self.body.append("</div>\n")
+
+
 # --- sphinx-proof and sphinx-exercise: Czech words in the text ----------------------------------
 
 class CzechProof(SphinxTransform):
@@ -218,6 +236,7 @@ def setup(app):
     app.connect("html-page-context", index_flag, priority=100)
     app.connect("html-page-context", czech_genindex)
     override_hide_cell_input(app)
+    app.add_node(nodes.citation, override=True, html=(visit_citation, depart_citation))
     app.add_transform(CzechProof)
     app.add_post_transform(CzechSolutionTitles)
     # after the scripts it relabels (sphinx-togglebutton adds its own late, at config-inited)
