@@ -165,6 +165,28 @@ def test_python_and_browser_reduce_every_word_alike(built_html, site, browser):
     assert not wrong, f"{len(wrong)} of {len(queries)} differ:\n" + "\n".join(wrong[:30])
 
 
+def test_search_language_in_python():
+    """The index side: stems without diacritics, stop words and TeX commands left out."""
+    from czech_search import SearchCzech, endings, reduction_table, tex_to_text
+
+    language = SearchCzech({})
+    assert {language.stem(w) for w in ("klíč", "klíče", "klíčům", "Klíčem")} == {"klic"}
+    assert language.stem("skóre") == language.stem("skore") == "skor"
+    assert language.split(r"\skore{s_i} = \frac{q}{\sqrt{d}} a skóre") == [
+        "s_i", "q", "d", "a", "skóre"]
+    assert not language.word_filter("se") and not language.word_filter("Že")
+    assert not language.word_filter("2017") and language.word_filter("klic")
+    forms = {"klíč": "klic", "klíče": "klic", "paměti": "pamet", "pamětí": "pam"}
+    table = reduction_table(forms, {"klic", "pamet", "pam"})
+    assert table["klice"] == "klic" and "klic" not in table  # the form is its own term
+    assert table["paměti"] == "pamet" and table["pamětí"] == "pam" and "pameti" in table
+    assert endings(forms, {"klic"}) == ["e"]
+    for tex, text in [(r"\(\skore{s_i} = \frac{\dotaz{q}^\top \klic{k_i}}{\sqrt{d}}\)",
+                       "sᵢ = (qᵀ kᵢ)/√d"),
+                      (r"\(\mathbb{R}^{d}\)", "ℝᵈ"), (r"\(a(1 - a)\)", "a(1 − a)")]:
+        assert tex_to_text(tex) == text
+
+
 def test_search_index_is_czech(built_html):
     raw = (built_html / "searchindex.js").read_text(encoding="utf-8")
     index = json.loads(raw[raw.index("(") + 1:raw.rindex(")")])

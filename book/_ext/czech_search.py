@@ -189,14 +189,15 @@ def tex_to_text(tex):
         text = re.sub(r"(?<!\\frac)(?<!\\sqrt)(?<![_^}])\{([^{}]*)\}", r"\1", text)
         if text == before:
             break
+    text = re.sub(r"\\sqrt\s*(\w)", r"√\1", text)
     text = re.sub(r"\\([A-Za-z]+)", lambda m: _GREEK.get(m.group(1))
                   or _SYMBOLS.get(m.group(1), m.group(1)), text)
     text = re.sub(r"\\[,;:! ]", " ", text).replace("\\\\", "; ").replace("&", "")
     text = re.sub(r"_(\w)", lambda m: _scripted(m.group(1), _SUBSCRIPTS, "_"), text)
     text = re.sub(r"\^(\w)", lambda m: _scripted(m.group(1), _SUPERSCRIPTS, "^"), text)
-    text = text.replace("{", "").replace("}", "").replace("\\", "")
+    text = text.replace("{", "").replace("}", "").replace("\\", "").replace("-", "−")
     for _ in range(2):  # (√(d)) -> √d, but exp(s) stays
-        text = re.sub(r"(?<!\w)\(([^()\s+\-=/·,;]+)\)", r"\1", text)
+        text = re.sub(r"(?<!\w)\(([^()\s+\-−=/·,;]+)\)", r"\1", text)
     return re.sub(r"\s+", " ", text).strip()
 
 
