@@ -6,13 +6,14 @@ catalogues of Sphinx 7.4 and pydata-sphinx-theme lack or translate badly are in 
 own catalogue ``_ext/locales/cs/LC_MESSAGES/sphinx.po`` (``locale_dirs`` in ``_config.yml``;
 Sphinx compiles it). The rest is done here, once:
 
-- theme options: the search field's text, one search field (pydata-sphinx-theme 0.17 adds a
-  second one in a full-width top bar unless ``navbar_persistent`` is set);
+- configuration: the search field's text, one search field (pydata-sphinx-theme 0.17 adds
+  a second one in a full-width top bar unless ``navbar_persistent`` is set), no English
+  "Proof Index" page (``html_domain_indices``);
 - templates (``templates/interface``): the sidebar toggles and the book's navigation
-  (their English is hard-coded in sphinx-book-theme), the footer ("© 2026 …" instead of
-  "Podle …" and "© Copyright 2026."), the search button and the colour-mode switch (their
-  accessible names now contain their visible text), the index ("Rejstřík") as the last
-  entry of the navigation once it has entries;
+  (their English is hard-coded in sphinx-book-theme), the footer ("© 2026 …" in Czech
+  typography instead of "Podle …" and "© Copyright 2026."), the search button and the
+  colour-mode switch (their accessible names now contain their visible text), the index
+  ("Rejstřík") as the last entry of the navigation once it has entries;
 - the download menu's tooltips (sphinx-book-theme's Czech catalogue mixes "Stáhněte si"
   and "Stáhnout");
 - myst-nb's hidden-code toggle: its ``<summary>`` had ``aria-label="Toggle hidden content"``
@@ -56,9 +57,21 @@ def configure(app, config):
     options = config.html_theme_options
     options["search_bar_text"] = SEARCH_TEXT
     options["navbar_persistent"] = []  # one search field: the one in the sidebar
+    # no domain indices: sphinx-proof's "Proof Index" is an English list of labels that
+    # nothing links to (the general index, "Rejstřík", stays)
+    config.html_domain_indices = False
     config.templates_path.insert(0, str(TEMPLATES))
     if str(STATIC) not in config.html_static_path:
         config.html_static_path.append(str(STATIC))
+
+
+def typography_filter(app):
+    """``{{ text|czech_typography }}`` in templates: the footer's copyright line is text of
+    the configuration, not of a page, so the transform never sees it."""
+    from czech_typography import typeset
+
+    if hasattr(app.builder, "templates") and hasattr(app.builder.templates, "environment"):
+        app.builder.templates.environment.filters["czech_typography"] = typeset
 
 
 def czech_tooltips(app, pagename, templatename, context, doctree):
@@ -231,6 +244,7 @@ class CzechSolutionTitles(SphinxPostTransform):
 
 def setup(app):
     app.connect("config-inited", configure)
+    app.connect("builder-inited", typography_filter)
     # after sphinx-book-theme has built its header buttons (priority 501)
     app.connect("html-page-context", czech_tooltips, priority=600)
     app.connect("html-page-context", index_flag, priority=100)
