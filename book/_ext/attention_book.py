@@ -74,8 +74,14 @@ def clean_scripts(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
-    app.setup_extension("czech_bibliography")  # Czech citations and literature list
-    for extension in ("term_macros", "figure_pictures"):  # attention_core's colours, figures
+    for extension in (
+        "czech_typography",    # no-break spaces of Czech typesetting
+        "czech_search",        # Czech stemming in the index and the search page
+        "czech_interface",     # the themes' labels in Czech
+        "czech_bibliography",  # Czech citations and literature list
+        "term_macros",         # the term colours' MathJax macros and CSS
+        "figure_pictures",     # figures as <picture> for desktop/phone and light/dark
+    ):
         app.setup_extension(extension)
     # before the theme builds its header buttons (priority 501)
     app.connect("html-page-context", offer_notebook, priority=400)
