@@ -9,7 +9,8 @@ Three models, each with a forward and a backward pass written in NumPy (batched)
 * ``"attention"``, exactly as the source: d = 16,
   ``q = W_Q x_query``, ``k_i = W_K x_i``, ``v_i = W_V x_i``,
   ``o = sum_i a_i v_i`` with ``a = softmax(q . k_i / sqrt(d))`` and
-  ``y = softmax(W_O o + b_O)``; 16*8 + 2*16*18 + 10*16 + 10 = 874 parameters;
+  ``y = softmax(W_O o + b_O)``; 16*8 + 2*16*18 + 10*16 + 10 = 874 parameters
+  (chapter 4 also trains it at other d and without the division by sqrt(d));
 * ``"averaging"``: the same with fixed weights ``a_i = 1/n`` (so ``W_Q``, ``W_K`` are gone);
 * ``"dense"``: one hidden layer of 64 ReLU units on the 6*18 + 8 = 116 inputs laid side by
   side; 64*116 + 64 + 10*64 + 10 = 8 138 parameters.
@@ -159,11 +160,19 @@ class _Model:
 
 
 class AttentionModel(_Model):
-    """The source's model; with ``uniform=True`` the averaging model (a_i = 1/n)."""
+    """The source's model; with ``uniform=True`` the averaging model (a_i = 1/n).
 
-    def __init__(self, rng, d=16, uniform=False):
+    ``d`` is the dimension of q, k_i, v_i and o; with ``scaled=False`` the scores are
+    ``q . k_i`` without the division by sqrt(d) (chapter 4). The initial parameters give
+    q and k_i components of variance 1 (``W_Q`` ~ N(0, 1), ``W_K`` ~ N(0, 1/2): a key sums
+    two columns), so the scores start with variance 1 scaled and d unscaled (chapter 3).
+    """
+
+    def __init__(self, rng, d=16, uniform=False, scaled=True):
         self.d = d
         self.uniform = uniform
+        self.scaled = scaled
+        self.score_scale = 1.0 / np.sqrt(d) if scaled else 1.0
         self.kind = "averaging" if uniform else "attention"
         self.params = {}
         if not uniform:
@@ -183,7 +192,10 @@ class AttentionModel(_Model):
         return self._weights(examples)[0]
 
     def scores(self, examples):
-        """The scores ``s_i = q . k_i / sqrt(d)`` (count, n_pairs) of the attention model."""
+        """The scores ``s_i = q . k_i / sqrt(d)`` (count, n_pairs) of the attention model.
+
+        Without the division (``scaled=False``) the scores are ``q . k_i``.
+        """
         self._check("scores", examples)
         if self.uniform:
             raise ValueError("scores: the averaging model has no scores (its weights are fixed)")
@@ -203,7 +215,7 @@ class AttentionModel(_Model):
         p = self.params
         q = examples.query @ p["W_Q"].T                        # (count, d)
         K = items @ p["W_K"].T                                 # (count, n, d)
-        s = np.matmul(K, q[:, :, None])[:, :, 0] * (1.0 / np.sqrt(self.d))
+        s = np.matmul(K, q[:, :, None])[:, :, 0] * self.score_scale
         return softmax_unchecked(s.copy()), q, K, s
 
     def _forward(self, examples):
@@ -226,7 +238,7 @@ class AttentionModel(_Model):
         grads["W_V"] = grad_V.reshape(count * n, self.d).T @ flat_items
         if not self.uniform:
             grad_a = np.matmul(c["V"], grad_o[:, :, None])[:, :, 0]      # (count, n)
-            grad_s = softmax_backward(c["a"], grad_a) * (1.0 / np.sqrt(self.d))
+            grad_s = softmax_backward(c["a"], grad_a) * self.score_scale
             grad_q = np.matmul(grad_s[:, None, :], c["K"])[:, 0, :]     # (count, d)
             grad_K = grad_s[:, :, None] * c["q"][:, None, :]            # (count, n, d)
             grads["W_Q"] = grad_q.T @ c["examples"].query
@@ -272,12 +284,38 @@ class DenseModel(_Model):
                 "W_2": grad_z.T @ c["h"], "b_2": grad_z.sum(axis=0)}
 
 
-def make_model(kind, rng):
-    """A freshly initialised model of ``kind`` ("attention", "averaging" or "dense")."""
+def make_model(kind, rng, **options):
+    """A freshly initialised model of ``kind`` ("attention", "averaging" or "dense").
+
+    Options as for :func:`train`: ``d`` (attention and averaging, default 16) and
+    ``scaled`` (attention only, default True).
+    """
     _check_kind("make_model", kind)
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError("make_model: rng must be a numpy.random.Generator, e.g. "
+                         f"np.random.default_rng(0); got {type(rng).__name__}")
+    unknown = set(options) - {"d", "scaled"}
+    if unknown:
+        raise ValueError(f"make_model: unknown option(s) {', '.join(sorted(unknown))}; the "
+                         "options are d and scaled")
+    return _new_model("make_model", kind, rng, options)
+
+
+def _new_model(func, kind, rng, options, n_pairs=6):
+    """The model of ``kind`` with the checked options ``d`` and ``scaled``."""
+    for name, applies in (("d", ("attention", "averaging")), ("scaled", ("attention",))):
+        if name in options and kind not in applies:
+            raise ValueError(f"{func}: the option {name} applies only to the "
+                             f"{' and '.join(applies)} model{'s' if len(applies) > 1 else ''}; "
+                             f"the {kind} model has {'no scores' if name == 'scaled' else 'no d'}")
     if kind == "dense":
-        return DenseModel(rng)
-    return AttentionModel(rng, uniform=kind == "averaging")
+        return DenseModel(rng, n_pairs=n_pairs)
+    d = positive_int(func, "d", options.get("d", 16))
+    scaled = options.get("scaled", True)
+    if not isinstance(scaled, (bool, np.bool_)):
+        raise ValueError(f"{func}: scaled must be True (scores q . k_i / sqrt(d)) or False "
+                         f"(scores q . k_i); got {scaled!r}")
+    return AttentionModel(rng, d=d, uniform=kind == "averaging", scaled=bool(scaled))
 
 
 def _check_kind(func, kind):
@@ -314,44 +352,68 @@ class Adam:
 @dataclass
 class TrainingResult:
     """What :func:`train` returns: the trained ``model``, the loss of every step (nats) and
-    the wall-clock time of training in seconds."""
+    the wall-clock time of training in seconds (a ``callback``'s time included)."""
 
     model: _Model
     losses: np.ndarray
     seconds: float
 
 
+#: The options :func:`train` accepts besides its arguments.
+TRAIN_OPTIONS = ("learning_rate", "n_pairs", "d", "scaled", "callback")
+
+
 def train(kind, steps, batch_size=64, seed=0, **options):
     """Train a model of ``kind`` for ``steps`` steps of Adam, each on ``batch_size`` fresh examples.
 
-    Options: ``learning_rate`` (default ``LEARNING_RATES[kind]``) and ``n_pairs`` (default 6).
+    Options:
+
+    * ``learning_rate``: Adam's step size (default ``LEARNING_RATES[kind]``);
+    * ``n_pairs``: pairs per example (default 6);
+    * ``d``: the dimension of q, k_i, v_i and o of the attention and averaging models
+      (default 16, the source's);
+    * ``scaled``: the attention model's scores are ``q . k_i / sqrt(d)`` if True (the
+      default) and ``q . k_i`` if False (chapter 4's saturation in training);
+    * ``callback``: a function ``callback(step, model)``, called before the first step with
+      ``step = 0`` and after every step with the number of steps done; it may read the model
+      (weights, parameters) but must not change it.
+
     Everything random (initial parameters, the examples) comes from
-    ``np.random.default_rng(seed)``, so a seed gives the same losses every run.
+    ``np.random.default_rng(seed)``, so a seed gives the same losses every run, and the
+    options ``scaled`` and ``callback`` do not change which numbers are drawn.
     """
     _check_kind("train", kind)
     steps = positive_int("train", "steps", steps)
     batch_size = positive_int("train", "batch_size", batch_size)
-    unknown = set(options) - {"learning_rate", "n_pairs"}
+    unknown = set(options) - set(TRAIN_OPTIONS)
     if unknown:
         raise ValueError(f"train: unknown option(s) {', '.join(sorted(unknown))}; the options "
-                         "are learning_rate and n_pairs")
+                         f"are {', '.join(TRAIN_OPTIONS)}")
     learning_rate = options.get("learning_rate", LEARNING_RATES[kind])
     if not (isinstance(learning_rate, (int, float)) and learning_rate > 0):
         raise ValueError(f"train: learning_rate must be a positive number; got {learning_rate!r}")
     n_pairs = options.get("n_pairs", 6)
+    callback = options.get("callback")
+    if callback is not None and not callable(callback):
+        raise ValueError("train: callback must be a function callback(step, model); got "
+                         f"{type(callback).__name__}")
     rng = np.random.default_rng(seed)
     if kind == "dense":
-        model = DenseModel(rng, n_pairs=positive_int("train", "n_pairs", n_pairs))
-    else:
-        model = AttentionModel(rng, uniform=kind == "averaging")
+        n_pairs = positive_int("train", "n_pairs", n_pairs)
+    model = _new_model("train", kind, rng,
+                       {k: v for k, v in options.items() if k in ("d", "scaled")}, n_pairs)
     make_examples(1, rng, n_pairs)  # checks n_pairs before the loop
     optimiser = Adam(model.params, learning_rate)
     losses = np.empty(steps)
+    if callback is not None:
+        callback(0, model)
     start = time.perf_counter()
     for step in range(steps):
         batch = make_examples(batch_size, rng, n_pairs)
         losses[step], grads = model.loss_and_gradients(batch)
         optimiser.step(grads)
+        if callback is not None:
+            callback(step + 1, model)
     return TrainingResult(model, losses, time.perf_counter() - start)
 
 

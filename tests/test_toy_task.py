@@ -52,9 +52,18 @@ def test_examples_cover_letters_digits_and_positions_uniformly():
     assert np.allclose(np.bincount(ex.position, minlength=6) / 20_000, 1 / 6, atol=0.01)
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_gradients_of_every_parameter_match_central_differences(kind):
-    model = make_model(kind, np.random.default_rng(1))
+VARIANTS = [(kind, {}) for kind in KINDS] + [
+    ("attention", {"d": 5}),
+    ("attention", {"scaled": False}),
+    ("attention", {"d": 7, "scaled": False}),
+    ("averaging", {"d": 3}),
+]
+
+
+@pytest.mark.parametrize(("kind", "options"), VARIANTS,
+                         ids=[f"{kind}-{options}" for kind, options in VARIANTS])
+def test_gradients_of_every_parameter_match_central_differences(kind, options):
+    model = make_model(kind, np.random.default_rng(1), **options)
     ex = make_examples(4, np.random.default_rng(2))
     _, grads = model.loss_and_gradients(ex)
     assert set(grads) == set(model.params)
@@ -70,7 +79,28 @@ def test_gradients_of_every_parameter_match_central_differences(kind):
             p[index] = old
             numeric[index] = (up - down) / (2 * h)
         error = np.abs(numeric - grads[name]).max() / np.abs(numeric).max()
-        assert error < 1e-6, f"{kind} {name}: relative error {error:.2e}"
+        assert error < 1e-6, f"{kind} {options} {name}: relative error {error:.2e}"
+
+
+def test_gradients_through_a_saturated_softmax_match_central_differences():
+    """Without the division at d = 64 the softmax is nearly saturated; the gradients hold."""
+    model = make_model("attention", np.random.default_rng(5), d=64, scaled=False)
+    ex = make_examples(3, np.random.default_rng(6))
+    assert model.weights(ex).max(axis=1).min() > 0.9
+    _, grads = model.loss_and_gradients(ex)
+    h = 1e-6
+    rng = np.random.default_rng(7)
+    for name in ("W_Q", "W_K"):
+        p = model.params[name]
+        for index in zip(*(rng.integers(0, n, 40) for n in p.shape)):
+            old = p[index]
+            p[index] = old + h
+            up = model.loss_and_gradients(ex)[0]
+            p[index] = old - h
+            down = model.loss_and_gradients(ex)[0]
+            p[index] = old
+            numeric = (up - down) / (2 * h)
+            assert abs(numeric - grads[name][index]) <= 1e-6 * max(1.0, abs(numeric)), name
 
 
 def test_step_two_is_the_packages_attention():
@@ -143,6 +173,55 @@ def test_fixed_seeds_give_identical_losses(kind):
     assert not np.array_equal(first, other)
 
 
+def test_defaults_are_the_sources_model_and_do_not_change_with_the_new_options():
+    """d = 16 and the division by sqrt(d) are the defaults; spelling them out changes nothing."""
+    default = train("attention", 40, seed=3)
+    explicit = train("attention", 40, seed=3, d=16, scaled=True)
+    assert np.array_equal(default.losses, explicit.losses)
+    for name, p in default.model.params.items():
+        assert np.array_equal(p, explicit.model.params[name])
+    model = default.model
+    assert model.d == 16 and model.scaled and model.n_params == 874
+    for kind in ("averaging", "dense"):
+        assert np.array_equal(train(kind, 20, seed=4).losses,
+                              train(kind, 20, seed=4, callback=lambda step, m: None).losses)
+
+
+def test_without_scaling_the_scores_are_sqrt_d_times_larger():
+    ex = make_examples(6, np.random.default_rng(0))
+    for d in (4, 16, 256):
+        scaled = make_model("attention", np.random.default_rng(d), d=d)
+        raw = make_model("attention", np.random.default_rng(d), d=d, scaled=False)
+        for name, p in scaled.params.items():        # same draws: same initial parameters
+            assert np.array_equal(p, raw.params[name])
+        assert np.allclose(raw.scores(ex), np.sqrt(d) * scaled.scores(ex), rtol=1e-12)
+        assert scaled.params["W_Q"].shape == (d, 8) and scaled.params["W_O"].shape == (10, d)
+        assert scaled.n_params == d * 8 + 2 * d * 18 + 10 * d + 10
+
+
+def test_larger_d_without_scaling_saturates_at_initialisation():
+    """Chapter 4: initial scores have variance about d without the division and 1 with it."""
+    ex = make_examples(2000, np.random.default_rng(1))
+    raw = make_model("attention", np.random.default_rng(2), d=256, scaled=False)
+    scaled = make_model("attention", np.random.default_rng(2), d=256)
+    assert 150 < raw.scores(ex).var() < 400 and 0.6 < scaled.scores(ex).var() < 1.6
+    assert raw.weights(ex).max(axis=1).mean() > 0.85 > 0.5 > scaled.weights(ex).max(axis=1).mean()
+
+
+def test_callback_sees_every_step_and_does_not_change_training():
+    seen = []
+
+    def record(step, model):
+        seen.append((step, model.params["W_Q"].copy()))
+
+    result = train("attention", 12, batch_size=8, seed=5, d=8, scaled=False, callback=record)
+    assert [step for step, _ in seen] == list(range(13))
+    assert np.array_equal(seen[-1][1], result.model.params["W_Q"])
+    assert not np.array_equal(seen[0][1], seen[-1][1])
+    plain = train("attention", 12, batch_size=8, seed=5, d=8, scaled=False)
+    assert np.array_equal(plain.losses, result.losses)
+
+
 def test_learning_rate_option_is_used():
     default = train("attention", 20, seed=0).losses
     same = train("attention", 20, seed=0, learning_rate=LEARNING_RATES["attention"]).losses
@@ -190,6 +269,42 @@ def test_train_rejects_unknown_options_and_bad_learning_rates():
         train("attention", 10, momentum=0.9)
     with pytest.raises(ValueError, match="learning_rate must be a positive number"):
         train("attention", 10, learning_rate=-0.1)
+
+
+@pytest.mark.parametrize(("kind", "options", "message"), [
+    ("attention", {"d": 0}, "train: d must be at least 1; got 0"),
+    ("attention", {"d": -16}, "train: d must be at least 1; got -16"),
+    ("attention", {"d": 16.0}, "train: d must be a whole number; got 16.0"),
+    ("averaging", {"d": "16"}, "train: d must be a whole number; got '16'"),
+    ("attention", {"scaled": "no"}, r"train: scaled must be True \(scores q . k_i / sqrt\(d\)\) or "
+                                    r"False \(scores q . k_i\); got 'no'"),
+    ("attention", {"scaled": 1}, "train: scaled must be True"),
+    ("attention", {"scaled": None}, "train: scaled must be True"),
+    ("averaging", {"scaled": False}, "train: the option scaled applies only to the attention "
+                                     "model; the averaging model has no scores"),
+    ("dense", {"scaled": True}, "train: the option scaled applies only to the attention model"),
+    ("dense", {"d": 16}, "train: the option d applies only to the attention and averaging "
+                         "models; the dense model has no d"),
+    ("attention", {"callback": "print"}, r"train: callback must be a function "
+                                         r"callback\(step, model\); got str"),
+])
+def test_train_rejects_bad_d_scaled_and_callback(kind, options, message):
+    with pytest.raises(ValueError, match=message):
+        train(kind, 5, **options)
+
+
+def test_make_model_takes_the_same_options_and_rejects_bad_ones():
+    rng = np.random.default_rng(0)
+    assert make_model("attention", rng, d=4, scaled=False).params["W_K"].shape == (4, 18)
+    with pytest.raises(ValueError, match="make_model: unknown option.* learning_rate; the "
+                                         "options are d and scaled"):
+        make_model("attention", rng, learning_rate=0.1)
+    with pytest.raises(ValueError, match="make_model: d must be at least 1; got 0"):
+        make_model("averaging", rng, d=0)
+    with pytest.raises(ValueError, match="make_model: the option scaled applies only"):
+        make_model("dense", rng, scaled=False)
+    with pytest.raises(ValueError, match="make_model: rng must be a numpy.random.Generator"):
+        make_model("attention", 0)
 
 
 def test_dense_model_rejects_other_numbers_of_pairs():

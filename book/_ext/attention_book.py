@@ -74,6 +74,15 @@ def clean_scripts(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
+    for extension in (
+        "czech_typography",    # no-break spaces of Czech typesetting
+        "czech_search",        # Czech stemming in the index and the search page
+        "czech_interface",     # the themes' labels in Czech
+        "czech_bibliography",  # Czech citations and literature list
+        "term_macros",         # the term colours' MathJax macros and CSS
+        "figure_pictures",     # figures as <picture> for desktop/phone and light/dark
+    ):
+        app.setup_extension(extension)
     # before the theme builds its header buttons (priority 501)
     app.connect("html-page-context", offer_notebook, priority=400)
     # after every extension has added its scripts for the page
