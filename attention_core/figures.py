@@ -26,6 +26,7 @@ One mechanism for every figure of the book, the chapters' static figures (a cell
 
 import io
 import struct
+import threading
 import zlib
 
 import numpy as np
@@ -154,6 +155,11 @@ def layout_for(width, stacked=False):
 # --------------------------------------------------------------------------- drawing
 
 
+#: Held while a figure is drawn: the renderers below are shared, and matplotlib's drawing
+#: (text layout, mathtext) is not thread-safe. The sliders draw frames in a background
+#: thread (:mod:`attention_core.interactive`); every drawing in this module takes this lock.
+DRAWING = threading.RLock()
+
 _RENDERERS = {}
 
 
@@ -196,6 +202,10 @@ class Painter:
 
     def rgba(self, fig):
         """Draw ``fig``; return its pixels, a ``(height, width, 4)`` uint8 array (a copy)."""
+        with DRAWING:
+            return self._rgba(fig)
+
+    def _rgba(self, fig):
         restore = self.layout(fig) if self.layout else (lambda: None)
         # set_position takes an axes out of the layout engine's hands, and tilting changes
         # tick labels: both are undone afterwards, so the same figure can be drawn again in
@@ -393,10 +403,11 @@ def _paster(picture):
 
 def draw_rgba(fig, dpi=CSS_PX_PER_INCH * DENSITY):
     """Draw ``fig`` once as it is (no layout change); return its pixels (a copy)."""
-    fig.set_dpi(dpi)
-    canvas = _Canvas(fig)
-    canvas.draw()
-    return np.array(canvas.buffer_rgba())
+    with DRAWING:
+        fig.set_dpi(dpi)
+        canvas = _Canvas(fig)
+        canvas.draw()
+        return np.array(canvas.buffer_rgba())
 
 
 # --------------------------------------------------------------------------- PNG

@@ -5,8 +5,17 @@ decided here, once. A slider runs over a finite grid of values, so every figure 
 can reach is known in advance:
 
 * in a live kernel (JupyterLab) the cell shows ipywidgets sliders and the figure for the
-  start values at once; a frame the reader moves to is drawn when asked for, in tens of
-  milliseconds (:class:`attention_core.figures.Painter`), and kept, so going back is free;
+  start values at once. The figures are switched in the browser, without the kernel: each
+  frame is an ``Image`` widget in a ``Stack`` (nested, one level per slider) whose
+  ``selected_index`` is linked to its slider in the front end (``jsdlink``), and the
+  captions likewise. So a move shows an already drawn frame at once even while the kernel
+  is busy, e.g. still running the rest of the chapter after *Run All*, when a slider's
+  message would wait in the kernel's queue behind every remaining cell. The neighbours of
+  the start position (one step on each slider) are drawn right away in a background thread;
+  any other frame is drawn when the kernel sees the move (:class:`attention_core.figures.
+  Painter`, tens of milliseconds), then its neighbours in the background; every frame is
+  kept, so going back is free. A position whose frame is not drawn yet shows the nearest
+  drawn frame, and its caption says that the right one is on its way;
 * in the HTML book the same cell shows plain HTML range inputs and the figures for every
   combination of values, rendered at build time by the same ``draw`` function (a desktop
   and a phone layout, light and dark), so the reader sees exactly what the live notebook
@@ -27,10 +36,14 @@ import itertools
 import json
 import math
 import os
+import sys
+import threading
+import traceback
 from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
+from ipywidgets.widgets.widget_string import HTMLStyle
 from matplotlib.figure import Figure
 
 from . import figures
@@ -48,6 +61,11 @@ FRAME_BUDGET = 1_100_000
 
 #: Densities tried for the HTML book's frames, sharpest first.
 FRAME_DENSITIES = (2, 1.5, 1)
+
+
+#: Under the caption of a position whose frame is not drawn yet (the nearest drawn frame is
+#: shown meanwhile).
+PENDING = "Obrázek pro tuto polohu se ještě kreslí, zatím vidíte nejbližší hotový."
 
 
 def html_book():
@@ -143,6 +161,9 @@ class Explorer:
         self._painters = {}  # (layout, density) -> figures.Painter
         self._widget = None
         self._frame_size = None
+        self._alts = {}  # grid indices -> alt text, all of them once the widget is built
+        self._images = {}  # grid indices -> the Image widget of a drawn frame
+        self._failed = set()  # frames whose drawing failed in the background
         #: How many times ``draw`` has been called (the tests check that frames are drawn
         #: on demand, each once).
         self.drawn = 0
@@ -154,7 +175,9 @@ class Explorer:
     def widget(self):
         """The ipywidgets view: one slider per argument, the image, the caption."""
         if self._widget is None:
-            self._build_widget()
+            with figures.DRAWING:
+                if self._widget is None:
+                    self._build_widget()
         return self._widget
 
     @property
@@ -165,15 +188,19 @@ class Explorer:
 
     @property
     def image(self):
+        """The ``Image`` widget shown for the sliders' current values (the nearest drawn
+        frame's while that one is not drawn yet)."""
         self.widget  # noqa: B018
-        return self._image
+        return self._shown(self._indices())
 
     @property
     def caption(self):
+        """The ``HTML`` widget of the caption for the sliders' current values."""
         self.widget  # noqa: B018
-        return self._caption
+        return self._captions[self._indices()]
 
     def _build_widget(self):
+        start = self._start()
         sliders = {
             name: widgets.SelectionSlider(
                 options=list(zip(spec.readouts, spec.values)),
@@ -185,30 +212,120 @@ class Explorer:
             )
             for name, spec in self.specs.items()
         }
-        png, text = self.frame(self._start())
+        self._alts = {combo: self.alt_text(combo) for combo in self._combos()}
+        png, _text = self.frame(start)
         width, height = self._frame_size
         # shown at its natural CSS size (the PNG has DENSITY pixels per CSS pixel), never
-        # stretched; narrower only if the output area is
-        image = widgets.Image(value=png, format="png", layout=widgets.Layout(
-            width=f"{width}px", height="auto", max_width="100%", align_self="flex-start"))
-        caption = widgets.HTML(value=html.escape(text))
-        for control in sliders.values():
-            control.observe(self._on_change, names="value")
-        self._sliders, self._image, self._caption = sliders, image, caption
-        self._widget = widgets.VBox([*sliders.values(), image, caption])
+        # stretched; narrower only if the output area is. One Layout (and one style) for
+        # all the frames, stacks and captions: each widget made is a message to the page.
+        self._image_layout = widgets.Layout(
+            width=f"{width}px", height="auto", max_width="100%", align_self="flex-start")
+        self._box_layout = widgets.Layout()
+        self._caption_style = HTMLStyle()
+        self._images = {start: self._new_image(png)}
+        self._captions = {combo: widgets.HTML(value=self._caption_html(combo),
+                                              layout=self._box_layout,
+                                              style=self._caption_style)
+                          for combo in self._combos()}
+        self._sliders = sliders
+        self._leaves = {}  # grid indices but the last -> the Stack of their frames
+        self._links = []
+        controls = list(sliders.values())
+        frames = self._stack((), self._shown, self._leaves, controls)
+        captions = self._stack((), self._captions.__getitem__, {}, controls)
+        for control in controls:
+            control.observe(self._on_change, names="index")
+        self._widget = widgets.VBox([*controls, frames, captions])
+        self._widget.add_class("ac-live-explore")
+        _prefetcher.want(self, self._neighbours(start))
+
+    def _stack(self, prefix, leaf, leaves, controls):
+        """The nested Stacks below grid indices ``prefix``: one level per slider, each
+        switched by its slider in the browser (``jsdlink``: no kernel involved)."""
+        level = len(prefix)
+        size = len(list(self.specs.values())[level].values)
+        last = level == len(self.specs) - 1
+        children = [leaf((*prefix, i)) if last
+                    else self._stack((*prefix, i), leaf, leaves, controls) for i in range(size)]
+        stack = widgets.Stack(children, selected_index=self._start()[level],
+                              layout=self._box_layout)
+        if last:
+            leaves[prefix] = stack
+        self._links.append(widgets.jsdlink((controls[level], "index"), (stack, "selected_index")))
+        return stack
+
+    def _new_image(self, png):
+        return widgets.Image(value=png, format="png", layout=self._image_layout)
+
+    def _caption_html(self, combo):
+        text = html.escape(self._alts[combo])
+        if combo in self._images:
+            return text
+        return f"{text}<br><em>{html.escape(PENDING)}</em>"
+
+    def _shown(self, combo):
+        """The Image widget shown at ``combo``: its own frame, or the nearest drawn one
+        (fewest steps over all sliders; on a tie, the one that keeps the first sliders)."""
+        image = self._images.get(combo)
+        if image is not None:
+            return image
+        nearest = min(self._images, key=lambda done: (
+            sum(abs(a - b) for a, b in zip(done, combo)),
+            [abs(a - b) for a, b in zip(done, combo)], done))
+        return self._images[nearest]
+
+    def _show(self, combo):
+        """Draw the frame at ``combo`` if it is not drawn yet and put it into its place:
+        its own Image in the stack, its caption without the note, and the nearest frame
+        updated for the positions not drawn yet. Called by the kernel's thread when a
+        slider moves and by the background thread that draws the neighbours."""
+        with figures.DRAWING:
+            if combo in self._images:
+                return
+            png, _text = self.frame(combo)
+            self._images[combo] = self._new_image(png)
+            self._captions[combo].value = self._caption_html(combo)
+            last = len(self.specs) - 1
+            size = len(list(self.specs.values())[last].values)
+            for prefix, stack in self._leaves.items():
+                children = tuple(self._shown((*prefix, i)) for i in range(size))
+                if any(a is not b for a, b in zip(children, stack.children)):
+                    stack.children = children
+
+    def _neighbours(self, combo):
+        """The positions one step away on each slider, not drawn yet."""
+        found = []
+        for level, spec in enumerate(self.specs.values()):
+            for step in (1, -1):
+                i = combo[level] + step
+                other = (*combo[:level], i, *combo[level + 1:])
+                if 0 <= i < len(spec.values) and other not in self._images:
+                    found.append(other)
+        return found
+
+    def _prefetch(self, combo):
+        """Draw ``combo`` in the background thread (a failure is left for the reader's
+        own move to show, in the kernel's thread)."""
+        if combo in self._images or combo in self._failed:
+            return
+        try:
+            self._show(combo)
+        except Exception:  # noqa: BLE001 - reported when the reader moves there
+            self._failed.add(combo)
 
     def _start(self):
         return tuple(spec.start for spec in self.specs.values())
 
     def _indices(self):
-        return tuple(spec.values.index(self.sliders[name].value)
-                     for name, spec in self.specs.items())
+        return tuple(control.index for control in self.sliders.values())
 
     def values(self, indices):
         """The keyword arguments of ``draw`` for one combination of grid indices."""
         return {name: spec.values[i] for (name, spec), i in zip(self.specs.items(), indices)}
 
     def alt_text(self, indices):
+        if indices in self._alts:
+            return self._alts[indices]
         values = self.values(indices)
         return str(self._alt(**values) if callable(self._alt) else self._alt)
 
@@ -218,11 +335,13 @@ class Explorer:
         Drawn when first asked for (sharp: ``figures.DENSITY`` pixels per CSS pixel, the
         figure's own layout) and kept.
         """
-        if indices not in self._cache:
-            (rgba,) = self._render(indices, [("live", figures.DENSITY)])
-            self._frame_size = figures.css_size(rgba)
-            self._cache[indices] = (figures.png(rgba, compact=False), self.alt_text(indices))
-        return self._cache[indices]
+        with figures.DRAWING:
+            if indices not in self._cache:
+                (rgba,) = self._render(indices, [("live", figures.DENSITY)])
+                self._frame_size = figures.css_size(rgba)
+                self._cache[indices] = (figures.png(rgba, compact=False),
+                                        self.alt_text(indices))
+            return self._cache[indices]
 
     def _painter(self, layout, density):
         key = (layout, density)
@@ -240,22 +359,26 @@ class Explorer:
         # A figure is thousands of small objects in reference cycles: with the cyclic
         # garbage collector running, a third of a frame's time (and the slowest frames)
         # went to full collections. Collect the young generations once per frame instead.
-        gc.disable()
-        try:
-            fig = self._draw(**values)
-            self.drawn += 1
-            if not isinstance(fig, Figure):
-                raise ValueError(f"explore: draw({_call_text(values)}) returned "
-                                 f"{type(fig).__name__}, not a matplotlib Figure")
-            return [self._painter(layout, density).rgba(fig) for layout, density in renderings]
-        finally:
-            gc.enable()
-            gc.collect(1)
+        with figures.DRAWING:
+            gc.disable()
+            try:
+                fig = self._draw(**values)
+                self.drawn += 1
+                if not isinstance(fig, Figure):
+                    raise ValueError(f"explore: draw({_call_text(values)}) returned "
+                                     f"{type(fig).__name__}, not a matplotlib Figure")
+                return [self._painter(layout, density).rgba(fig)
+                        for layout, density in renderings]
+            finally:
+                gc.enable()
+                gc.collect(1)
 
     def _on_change(self, _change):
-        png, text = self.frame(self._indices())
-        self.image.value = png
-        self.caption.value = html.escape(text)
+        """The kernel saw a move (the browser has already switched to the nearest drawn
+        frame): draw the frame if needed, then its neighbours in the background."""
+        combo = self._indices()
+        self._show(combo)
+        _prefetcher.want(self, self._neighbours(combo))
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         if html_book():
@@ -531,6 +654,71 @@ def show_figures_as_png():
     shell = get_ipython()
     if shell is not None:
         shell.display_formatter.mimebundle_formatter.for_type(Figure, _figure_bundle)
+
+
+class _Prefetcher:
+    """One background thread per kernel that draws the frames a reader is likely to want
+    next (the neighbours of where each explore's sliders are), one at a time.
+
+    Drawing takes ``figures.DRAWING``, so a frame the kernel's thread needs waits for at
+    most the one frame being drawn. Widget messages from this thread are safe: ipykernel
+    sends them through its IOPub thread, with the parent of the cell that ran last.
+    """
+
+    def __init__(self):
+        self._wanted = {}  # id(explorer) -> (explorer, [grid indices, most wanted first])
+        self._changed = threading.Condition()
+        self._busy = False
+        self._thread = None
+
+    def want(self, explorer, combos):
+        """Draw ``combos`` of ``explorer`` in the background; replaces its earlier wishes."""
+        with self._changed:
+            self._wanted[id(explorer)] = (explorer, list(combos))
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="attention_core-frames",
+                                                daemon=True)
+                self._thread.start()
+            self._changed.notify_all()
+
+    def wait(self, timeout=60):
+        """Wait until every wished frame is drawn; False if ``timeout`` seconds ran out."""
+        with self._changed:
+            return self._changed.wait_for(
+                lambda: not self._busy and not any(c for _e, c in self._wanted.values()),
+                timeout)
+
+    def _next(self):
+        for key, (explorer, combos) in list(self._wanted.items()):
+            if combos:
+                return explorer, combos.pop(0)
+            del self._wanted[key]
+        return None
+
+    def _run(self):
+        while True:
+            with self._changed:
+                self._busy = False
+                self._changed.notify_all()
+                job = self._next()
+                while job is None:
+                    self._changed.wait()
+                    job = self._next()
+                self._busy = True
+            explorer, combo = job
+            try:
+                explorer._prefetch(combo)
+            except Exception:  # noqa: BLE001 - the thread must go on
+                traceback.print_exc(file=sys.stderr)
+
+
+_prefetcher = _Prefetcher()
+
+
+def wait_for_frames(timeout=60):
+    """Wait until the background thread has drawn every frame it was asked for (tests,
+    benchmarks). Returns False if ``timeout`` seconds ran out first."""
+    return _prefetcher.wait(timeout)
 
 
 def explorers():

@@ -5,10 +5,13 @@ import html
 import io
 import json
 import re
+import threading
+import time
 
 import numpy as np
 import pytest
-from PIL import Image
+from ipywidgets import HTML, Image, Stack
+from PIL import Image as PILImage
 
 from attention_core.figures import (
     COLUMN_WIDTH,
@@ -24,10 +27,12 @@ from attention_core.figures import (
 from attention_core.interactive import (
     HTML_BOOK,
     MAX_FRAMES,
+    PENDING,
     explore,
     explorers,
     figure_png,
     slider,
+    wait_for_frames,
 )
 from attention_core.style import (
     COLORS,
@@ -54,7 +59,7 @@ def draw_bars(height, color="weight"):
 
 
 def ink(png):
-    return float((np.asarray(Image.open(io.BytesIO(png)).convert("L")) < 245).mean())
+    return float((np.asarray(PILImage.open(io.BytesIO(png)).convert("L")) < 245).mean())
 
 
 def test_moving_a_slider_redraws_the_image_and_the_caption():
@@ -98,13 +103,31 @@ def test_live_display_is_the_widget_and_the_html_book_gets_the_kernel_free_view(
     ex = explore(draw_bars, alt="sloupce", height=[1.0, 2.0])
     bundle = ex._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle and "text/html" not in bundle
-    assert Image.open(io.BytesIO(bundle["image/png"])).format == "PNG"
+    assert PILImage.open(io.BytesIO(bundle["image/png"])).format == "PNG"
     monkeypatch.setenv(HTML_BOOK, "1")
     book = explore(draw_bars, alt="sloupce", height=[1.0, 2.0])
     assert book.drawn == 0  # nothing drawn until the page asks for it
     bundle = book._repr_mimebundle_()
     assert "text/html" in bundle and "application/vnd.jupyter.widget-view+json" not in bundle
     assert 'class="ac-explore"' in bundle["text/html"]
+
+
+def browser_view(ex, indices):
+    """What the browser shows for these slider positions, found as the front end finds it:
+    every Stack switched by the slider it is linked to (``jsdlink``), no kernel involved.
+    Returns (the Image widget, the caption's HTML)."""
+    links = {id(link.target[0]): link for link in ex._links}
+    controls = list(ex.sliders.values())
+    shown = []
+    for stack in ex.widget.children[len(controls):]:  # the frames, then the captions
+        while isinstance(stack, Stack):
+            link = links[id(stack)]
+            assert link.source[1] == "index" and link.target[1] == "selected_index"
+            stack = stack.children[indices[controls.index(link.source[0])]]
+        shown.append(stack)
+    image, caption = shown
+    assert isinstance(image, Image) and isinstance(caption, HTML)
+    return image, caption.value
 
 
 def test_frames_are_drawn_on_demand_and_kept():
@@ -114,20 +137,91 @@ def test_frames_are_drawn_on_demand_and_kept():
         calls.append(height)
         return draw_bars(height)
 
-    ex = explore(draw, alt="sloupce", height=slider([1.0, 2.0, 3.0, 4.0], value=2.0))
+    ex = explore(draw, alt="sloupce", height=slider([1.0, 2.0, 3.0, 4.0, 5.0], value=2.0))
     assert calls == [2.0]  # only the start figure, at once
-    control = ex.sliders["height"]
-    control.value = 4.0
-    assert calls == [2.0, 4.0]
+    control = ex.sliders["height"]  # shown: its neighbours are drawn in the background
+    assert wait_for_frames()
+    assert sorted(calls) == [1.0, 2.0, 3.0]
+    control.value = 5.0  # the kernel sees a move to a frame not drawn: drawn at once
+    assert calls[3] == 5.0 and ink(ex.image.value) > 0.01
+    assert wait_for_frames()  # then its neighbour
+    assert sorted(calls) == [1.0, 2.0, 3.0, 4.0, 5.0]
     first = ex.image.value
     control.value = 2.0
-    control.value = 4.0  # both frames come from the cache
-    assert calls == [2.0, 4.0] and ex.drawn == 2 and ex.image.value == first
+    control.value = 5.0  # both frames come from the cache
+    assert len(calls) == ex.drawn == 5 and ex.image.value == first
+
+
+def test_sliders_switch_drawn_frames_in_the_browser_without_the_kernel():
+    ex = explore(draw_bars, alt=lambda height, color: f"{color} {cz(height, 1)}",
+                 height=slider([1.0, 2.0, 3.0, 4.0], value=2.0),
+                 color=slider(["weight", "score", "value"], label="barva"))
+    frames, captions = ex.widget.children[2:]
+    assert isinstance(frames, Stack) and frames.selected_index == 1
+    assert all(isinstance(inner, Stack) and inner.selected_index == 0 for inner in frames.children)
+    assert len(ex._links) == 2 * (1 + 4)  # every stack of frames and of captions is linked
+    assert wait_for_frames()
+    assert set(ex._images) == {(1, 0), (0, 0), (2, 0), (1, 1)}  # the start and its neighbours
+    # a neighbour of the start: its own frame and caption at once, while the kernel is busy
+    image, caption = browser_view(ex, (2, 0))
+    assert image is ex._images[(2, 0)] and caption == "weight 3,0"
+    assert browser_view(ex, (1, 1))[0] is ex._images[(1, 1)]
+    # further away: the nearest drawn frame stands in, and the caption says so
+    image, caption = browser_view(ex, (3, 0))
+    assert image is ex._images[(2, 0)] and caption.startswith("weight 4,0<br>")
+    assert PENDING in html.unescape(caption)
+    assert browser_view(ex, (1, 2))[0] is ex._images[(1, 1)]
+    # the kernel sees the move: the frame is drawn and takes its place, the note goes away
+    ex.sliders["height"].value = 4.0
+    image, caption = browser_view(ex, (3, 0))
+    assert image is ex._images[(3, 0)] is ex.image and caption == ex.caption.value == "weight 4,0"
+    assert ex.image.value != ex._images[(2, 0)].value
+    # a frame not drawn holds no picture of its own: one Image per frame drawn
+    assert wait_for_frames()
+    assert set(ex._images) == {(1, 0), (0, 0), (2, 0), (1, 1), (3, 0), (3, 1)}
+    stacks = [inner for inner in frames.children]
+    assert sum(isinstance(child, Image) for inner in stacks for child in inner.children) == 12
+    assert len({id(child) for inner in stacks for child in inner.children}) == len(ex._images)
+
+
+def test_neighbours_are_drawn_in_a_background_thread_one_drawing_at_a_time():
+    threads, inside, most = [], [0], [0]
+
+    def draw(height):
+        threads.append(threading.current_thread().name)
+        inside[0] += 1
+        most[0] = max(most[0], inside[0])
+        time.sleep(0.02)  # long enough for the kernel's thread to come in meanwhile
+        inside[0] -= 1
+        return draw_bars(height)
+
+    ex = explore(draw, alt="sloupce", height=slider(np.arange(1.0, 9.0), value=4.0))
+    ex.sliders["height"].value = 8.0  # while the start's neighbours are being drawn
+    figure_png(draw_bars(1.0))  # a chapter's static figure, drawn meanwhile
+    assert wait_for_frames()
+    assert threads[0] == threads[1] == threading.main_thread().name  # start, the move
+    assert set(threads[2:]) == {"attention_core-frames"}
+    # the move replaced the wish for the start's neighbours not drawn by then: 7 is drawn
+    assert (6,) in ex._images and set(ex._images) <= {(2,), (3,), (4,), (6,), (7,)}
+    assert most[0] == 1 and ex.drawn == len(threads) == len(ex._images)
+
+
+def test_a_frame_that_fails_in_the_background_fails_again_in_the_kernels_thread():
+    def draw(height):
+        if height == 3.0:
+            raise RuntimeError("no frame for 3")
+        return draw_bars(height)
+
+    ex = explore(draw, alt="sloupce", height=slider([1.0, 2.0, 3.0], value=2.0))
+    ex.sliders  # noqa: B018 - shown: 1 and 3 drawn in the background, 3 fails quietly
+    assert wait_for_frames() and set(ex._images) == {(0,), (1,)}
+    with pytest.raises(RuntimeError, match="no frame for 3"):
+        ex.sliders["height"].value = 3.0
 
 
 def test_live_frames_are_sharp_and_shown_at_their_natural_size():
     ex = explore(draw_bars, alt="sloupce", height=[1.0, 2.0])
-    image = Image.open(io.BytesIO(ex.image.value))
+    image = PILImage.open(io.BytesIO(ex.image.value))
     css_width = round(6.4 * CSS_PX_PER_INCH)
     assert image.size == (css_width * DENSITY, round(3.6 * CSS_PX_PER_INCH) * DENSITY)
     assert ex.image.layout.width == f"{css_width}px" and ex.image.layout.height == "auto"
@@ -172,7 +266,7 @@ def test_dark_palette_maps_white_black_and_the_term_colours():
         want = DARK_TEXT_COLORS[term]
         assert tuple(got) == tuple(int(want[i:i + 2], 16) for i in (1, 3, 5))
     png = figure_png(draw_bars(2.0))
-    assert Image.open(io.BytesIO(dark_png(png))).size == Image.open(io.BytesIO(png)).size
+    assert PILImage.open(io.BytesIO(dark_png(png))).size == PILImage.open(io.BytesIO(png)).size
 
 
 def contrast(a, b):
@@ -233,7 +327,7 @@ def test_explore_rejects(make, match):
 
 def test_figure_png_is_a_compact_png():
     png = figure_png(draw_bars(3.0))
-    image = Image.open(io.BytesIO(png))
+    image = PILImage.open(io.BytesIO(png))
     assert image.format == "PNG" and image.mode == "P"
     assert image.size == (640 * DENSITY, 360 * DENSITY)
 
