@@ -280,7 +280,9 @@ def check_chapter(page, path, plan):
     problems += check_folding(page, nb, "on open")
 
     clicked = run_all_cells(page, panel, name)
-    views = panel.locator(".jp-OutputArea-output .widget-vbox:has(> img.widget-image)")
+    # an explore's widget: its sliders, the stacked frames and captions (the browser shows
+    # the frame and the caption of the sliders' values, attention_core.interactive)
+    views = panel.locator(".jp-OutputArea-output .ac-live-explore")
     if plan and plan[0]:
         # the first slider, moved as soon as it is there, while the rest of the chapter runs
         views.first.wait_for(timeout=300_000)
@@ -453,13 +455,23 @@ def run_all_cells(page, panel, name, attempts=6):
     raise AssertionError(f"{name}: Run All Cells did not start the cells")
 
 
-def image_bytes(page, image):
-    data = page.evaluate(
-        """async (img) => {
-            const blob = await (await fetch(img.src)).blob();
-            const buffer = new Uint8Array(await blob.arrayBuffer());
-            let text = '';
-            for (const b of buffer) text += String.fromCharCode(b);
-            return btoa(text);
-        }""", image.element_handle())
-    return base64.b64decode(data)
+def image_bytes(page, image, attempts=20):
+    """The bytes of the image shown. The browser swaps the image element when a slider
+    moves (its blob URL is revoked with it), so a read that catches the old one is repeated."""
+    from playwright.sync_api import Error
+
+    for attempt in range(attempts):
+        try:
+            data = page.evaluate(
+                """async (img) => {
+                    const blob = await (await fetch(img.src)).blob();
+                    const buffer = new Uint8Array(await blob.arrayBuffer());
+                    let text = '';
+                    for (const b of buffer) text += String.fromCharCode(b);
+                    return btoa(text);
+                }""", image.element_handle())
+            return base64.b64decode(data)
+        except Error:
+            if attempt == attempts - 1:
+                raise
+            page.wait_for_timeout(50)
