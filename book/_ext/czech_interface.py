@@ -124,11 +124,14 @@ def czech_letter(text):
 
 
 def czech_index(entries, symbols):
-    """Sphinx's (letter, entries) groups regrouped by the Czech alphabet."""
+    """Sphinx's (letter, entries) groups regrouped by the Czech alphabet; the subentries of
+    each entry ("definice", "chyba: …") in Czech order too."""
     flat = sorted((entry for _letter, group in entries for entry in group),
                   key=lambda entry: czech_key(entry[0]))
     groups = []
     for entry in flat:
+        _links, subitems, *_rest = entry[1]
+        subitems.sort(key=lambda subitem: czech_key(subitem[0]))
         letter = czech_letter(entry[0]) or symbols
         if groups and groups[-1][0] == letter:
             groups[-1][1].append(entry)
