@@ -18,7 +18,7 @@ import pytest
 from chapters import BOOK
 
 sys.path.insert(0, str(BOOK / "_ext"))
-from czech_interface import czech_index, czech_key  # noqa: E402
+from czech_interface import czech_index, czech_key, czech_typeset_index  # noqa: E402
 
 GLOSSARY = BOOK / "glosar.md"
 PAGES = sorted(BOOK.glob("[0-9][0-9]_*.md")) + [BOOK / "dodatek.md"]
@@ -101,3 +101,10 @@ def test_index_subentries_in_czech_order():
     assert [letter for letter, _entries in groups] == ["Č", "H", "Ch", "V"]
     (_name, (_links, subitems, _key)), = groups[-1][1]
     assert [name for name, _links in subitems] == ["definice", "chyba: rozříznutí X"]
+
+
+def test_index_entries_get_czech_typography():
+    """No line break after a one-letter word in the index's own text."""
+    groups = [("M", [("měkký slovník", ([], [("přechod v obyčejný slovník", [])], None))])]
+    (_letter, [(name, (_links, [(sub, _sublinks)], _key))]), = czech_typeset_index(groups)
+    assert name == "měkký slovník" and sub == "přechod v\u00a0obyčejný slovník"

@@ -141,12 +141,23 @@ def czech_index(entries, symbols):
     return sorted(groups, key=lambda group: group[0] != symbols)
 
 
+def czech_typeset_index(groups):
+    """Czech typography in the index's entries and subentries ("přechod v obyčejný slovník"):
+    they are text of the template, not of a page, so the transform never sees them."""
+    from czech_typography import typeset
+
+    return [(letter, [(typeset(name),
+                       (links, [(typeset(sub), sublinks) for sub, sublinks in subitems], *rest))
+                      for name, (links, subitems, *rest) in entries])
+            for letter, entries in groups]
+
+
 def czech_genindex(app, pagename, templatename, context, doctree):
     if pagename != "genindex" or "genindexentries" not in context:
         return
     from sphinx.locale import _
 
-    groups = czech_index(context["genindexentries"], _("Symbols"))
+    groups = czech_typeset_index(czech_index(context["genindexentries"], _("Symbols")))
     context["genindexentries"] = groups
     context["genindexcounts"] = [sum(1 + len(subitems) for _, (_, subitems, _) in entries)
                                  for _letter, entries in groups]
