@@ -10,49 +10,17 @@ written as the chapters write their exercises (nothing may show), one with the m
 check must catch.
 """
 
-import os
-import re
-import shutil
-import subprocess
-
 import pytest
 from browser_support import Visit, chapter_pages
+from fixture_book import build_fixture_book
 from surfaces_support import check_solutions_hidden, print_problems, run_check
-
-from chapters import BOOK, ROOT
-
-FIXTURES = ROOT / "tests" / "fixtures"
-
-#: The published address the fixture book is built for (link previews, see test_hosting).
-FIXTURE_BASE_URL = "https://example.org/mechanismus-pozornosti/"
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="session")
-def fixture_book(tmp_path_factory):
-    """A two-page book from tests/fixtures, with the book's _config.yml, _ext and _static,
-    built strictly (the pages' code cells, solutions' included, run as in the book)."""
-    source = tmp_path_factory.mktemp("fixture") / "book"
-    source.mkdir()
-    for name in ("_config.yml", "references.bib"):
-        shutil.copy(BOOK / name, source / name)
-    for folder in ("_ext", "_static"):
-        if (BOOK / folder).is_dir():
-            shutil.copytree(BOOK / folder, source / folder,
-                            ignore=shutil.ignore_patterns("__pycache__"))
-    for page in FIXTURES.glob("*.md"):
-        shutil.copy(page, source / page.name)
-    (source / "_toc.yml").write_text("format: jb-book\nroot: cviceni\nchapters:\n"
-                                     "  - file: prozrazene\n", encoding="utf-8")
-    env = {**os.environ, "BOOK_BASE_URL": FIXTURE_BASE_URL}
-    result = subprocess.run(["jupyter-book", "build", "-W", "-n", "--keep-going", str(source)],
-                            capture_output=True, text=True, cwd=ROOT, timeout=600, env=env)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    warnings = [line for line in (result.stdout + result.stderr).splitlines()
-                if re.search(r"(WARNING|ERROR):", line)]
-    assert not warnings, "\n".join(warnings)
-    return source / "_build" / "html"
+@pytest.fixture(scope="module")
+def fixture_book():
+    return build_fixture_book()
 
 
 def _open(browser, html, name):

@@ -137,7 +137,8 @@ _PREPARE = r"""([title, author, date]) => {
   for (const chapter of chapters) {
     const marker = chapter.previousElementSibling;
     const depth = Number(chapter.querySelector('h1, h2, h3, h4, h5, h6').tagName[1]) - 1;
-    article.append(marker, chapter);
+    article.append(chapter);
+    chapter.prepend(marker);  // links to "#document-…" still land on the chapter
     chapter.querySelectorAll('h1, h2, h3, h4, h5, h6').forEach(h => {
       const level = Math.max(1, Number(h.tagName[1]) - depth);
       const promoted = document.createElement('h' + level);
@@ -182,11 +183,14 @@ _PREPARE = r"""([title, author, date]) => {
 
   // contents: every part (h1) and its sections (h2), with a slot for the page number
   const toc = make('nav', 'pdf-toc');
-  toc.setAttribute('aria-label', 'Obsah');
-  toc.append(make('h2', 'pdf-toc-title', 'Obsah'));
+  const tocTitle = make('h2', 'pdf-toc-title', 'Obsah');
+  tocTitle.id = 'pdf-obsah';
+  toc.setAttribute('aria-labelledby', tocTitle.id);
+  toc.append(tocTitle);
   const list = make('ol', 'pdf-toc-list');
   const ids = [];
-  const headings = [...article.querySelectorAll(':scope > section > h1, :scope > section > section > h2')];
+  const headings = [...article.querySelectorAll(
+    ':scope > section > h1, :scope > section > section > h2')];
   headings.forEach((h, k) => {
     if (h.closest('.pdf-solutions') && h.tagName === 'H2') return;
     h.id = 'pdf-heading-' + k;  // section ids repeat between chapters of the single page
@@ -288,6 +292,12 @@ def print_pdf(root_html, target, title, author, chromium):
             page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise",
                                    timeout=60_000)
             page.evaluate("MathJax.startup.promise")
+            untypeset = page.evaluate("""() => [...document.querySelectorAll('.math')]
+                .filter(m => !m.querySelector('mjx-container') || m.querySelector('mjx-merror'))
+                .map(m => m.textContent.slice(0, 80))""")
+            if untypeset:
+                raise RuntimeError(f"{len(untypeset)} formulas not typeset by MathJax: "
+                                   f"{untypeset[:5]}")
             page.evaluate("document.fonts.ready.then(() => true)")
             page.evaluate("""Promise.all([...document.images].map(i => i.complete ? 0 :
                 new Promise(r => { i.onload = r; i.onerror = r; })))""")
@@ -336,6 +346,9 @@ def main(argv=None):
     jupyter_book = [sys.executable, "-m", "jupyter_book.cli.main"]
     if shutil.which("jupyter-book"):
         jupyter_book = ["jupyter-book"]
+    # Without its old output, the single page is written again with the current stylesheets
+    # (Sphinx copies static files only when it writes a page); the chapters are not re-run.
+    shutil.rmtree(book / "_build" / "singlehtml", ignore_errors=True)
     run([*jupyter_book, "build", str(book), "--builder", "singlehtml"], cwd=book.parent)
     title, author, root = book_metadata(book)
     target = book / "_build" / "pdf" / PDF_NAME

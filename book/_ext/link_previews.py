@@ -121,9 +121,11 @@ def _tidy_tags(app, pagename, templatename, context, doctree):
         lines = [line for line in lines if 'property="og:url"' not in line]
     if doctree is not None:
         description = html.escape(page_description(doctree), quote=True)
+        described = ('property="og:description"', 'name="description"')
+        # a page without prose (only headings) gets no description rather than an empty one
         lines = [re.sub(r'content="[^"]*"', f'content="{description}"', line)
-                 if 'property="og:description"' in line or 'name="description"' in line
-                 else line for line in lines]
+                 if any(d in line for d in described) else line
+                 for line in lines if description or not any(d in line for d in described)]
     context["metatags"] = "\n".join(lines)
 
 

@@ -1,6 +1,8 @@
-/* The book wherever its readers are (see surfaces.css): keyboard access to formulas that
- * scroll, and a page that prints well.
+/* The book wherever its readers are (see surfaces.css): table cells that hold numbers,
+ * keyboard access to formulas that scroll, and a page that prints well.
  *
+ * 0. A table cell that holds a number (or a vector of numbers) gets the class book-number,
+ *    which keeps it on one line.
  * 1. A display formula wider than the column scrolls in its own box; such a box gets a tab
  *    stop so it can be scrolled from the keyboard (the theme does the same for code, outputs
  *    and tables, not for MathJax's boxes).
@@ -43,15 +45,29 @@
     }
   }
 
+  /* A cell is "a number" when it holds only digits and what numbers are written with:
+   * signs, separators, brackets of a vector, ±, ×, %, and at most a short unit. */
+  var NUMBER = /^[\s\u00a0\u202f]*[−+\-–±(\[]?[\d\s\u00a0\u202f,.;:()\[\]−+\-–±×%\/·=≈<>…]*\d[\d\s\u00a0\u202f,.;:()\[\]−+\-–±×%\/·=≈<>…]*([\s\u00a0\u202f]*[A-Za-zμ]{1,3})?[\s\u00a0\u202f]*$/;
+
+  function markNumbers() {
+    document.querySelectorAll(".bd-article td").forEach(function (cell) {
+      if (NUMBER.test(cell.textContent)) cell.classList.add("book-number");
+    });
+  }
+
   var resizeTimer = null;
   window.addEventListener("resize", function () {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(addTabStops, 200);
   });
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", function () { whenTypeset(addTabStops); });
-  } else {
+  function start() {
+    markNumbers();
     whenTypeset(addTabStops);
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
   }
 
   /* ---- print ---- */
