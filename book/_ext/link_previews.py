@@ -11,12 +11,13 @@ the site. With it, every page gets ``og:url`` and a canonical link under that ad
 (Sphinx's ``html_baseurl``) and a preview card image (``og:image``, drawn by
 sphinxext-opengraph with matplotlib). Without it (a local or offline build) the pages
 still get ``og:title``, ``og:description``, ``og:type`` and ``og:site_name``, and no
-address or card image is made up.
+address or card image is made up. Descriptions are the page's first paragraphs with their
+formulas read as text ("sᵢ = q · kᵢ / √d"), never TeX source.
 """
 
-import html
 import os
 import re
+import sys
 
 from docutils import nodes
 
@@ -40,7 +41,9 @@ def _configure(app, config):
     config.ogp_enable_meta_description = True
     if url:
         config.html_baseurl = url
-        config.ogp_social_cards = {"enable": True, "line_color": "#0072B2"}
+        # DejaVu Sans (shipped with matplotlib) has √, ·, ≈ and subscripts; Roboto has not
+        config.ogp_social_cards = {"enable": True, "line_color": "#0072B2",
+                                   "font": "DejaVu Sans"}
     else:
         config.ogp_social_cards = {"enable": False}
 
@@ -110,29 +113,27 @@ def page_description(doctree, length=200):
     return text
 
 
-def _tidy_tags(app, pagename, templatename, context, doctree):
-    """A description without raw TeX, and no ``og:url`` without a published address."""
-    tags = context.get("metatags")
-    if not tags:
-        return
-    lines = tags.split("\n")
-    if not base_url():
-        # without it, an og:url would be a bare file name
-        lines = [line for line in lines if 'property="og:url"' not in line]
-    if doctree is not None:
-        description = html.escape(page_description(doctree), quote=True)
-        described = ('property="og:description"', 'name="description"')
-        # a page without prose (only headings) gets no description rather than an empty one
-        lines = [re.sub(r'content="[^"]*"', f'content="{description}"', line)
-                 if any(d in line for d in described) else line
-                 for line in lines if description or not any(d in line for d in described)]
-    context["metatags"] = "\n".join(lines)
+def _description(doctree, description_length, known_titles=None):
+    """sphinxext-opengraph's description of a page, as :func:`page_description` makes it."""
+    return page_description(doctree, description_length)
+
+
+def _no_relative_url(app, pagename, templatename, context, doctree):
+    """Without a published address, an ``og:url`` would be a bare file name: leave it out."""
+    if not base_url() and context.get("metatags"):
+        context["metatags"] = "\n".join(line for line in context["metatags"].split("\n")
+                                        if 'property="og:url"' not in line)
 
 
 def setup(app):
     app.setup_extension("sphinxext.opengraph")
+    # Its own description is the page's text with each formula's TeX source in it (the
+    # preview card image too); ours reads formulas as text. It looks the function up in its
+    # module when it renders a page, so replacing it there is enough.
+    opengraph = sys.modules["sphinxext.opengraph"]
+    opengraph.get_description = _description
     # before sphinxext-opengraph reads its settings (it reads them per page)
     app.connect("config-inited", _configure, priority=400)
     # after sphinxext-opengraph has added its tags (priority 500)
-    app.connect("html-page-context", _tidy_tags, priority=600)
+    app.connect("html-page-context", _no_relative_url, priority=600)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
