@@ -15,6 +15,7 @@ every chapter in full at both widths in light and dark mode, and as printed.
 """
 
 import collections
+import re
 
 import pytest
 from browser_support import chapter_pages, pages
@@ -128,3 +129,20 @@ def test_chapters_print_without_controls_toggles_or_solutions(built_html, site, 
         page_visit.page.evaluate("window.dispatchEvent(new Event('afterprint'))")
         page_visit.close()
     assert not problems, "\n".join(problems)
+
+
+def test_a_page_in_dark_mode_prints_dark_text_on_white(built_html, site, browser):
+    name = chapter_pages(built_html)[0]
+    page_visit = visit(browser, site + name, site, "desktop", dark=True)
+    problems = print_problems(page_visit.page)
+    colours = page_visit.page.evaluate("""() => {
+        const p = document.querySelector('article p');
+        return [document.documentElement.dataset.theme, getComputedStyle(p).color,
+                getComputedStyle(document.body).backgroundColor];
+    }""")
+    screenshot(page_visit.page, _shot_name("print", "dark", name), full_page=False)
+    page_visit.close()
+    assert not problems, "\n".join(problems)
+    theme, text, _ = colours
+    channels = [int(c) for c in re.findall(r"\d+", text)[:3]]
+    assert theme == "light" and max(channels) < 100, colours

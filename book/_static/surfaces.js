@@ -6,9 +6,10 @@
  * 1. A display formula wider than the column scrolls in its own box; such a box gets a tab
  *    stop so it can be scrolled from the keyboard (the theme does the same for code, outputs
  *    and tables, not for MathJax's boxes).
- * 2. Before printing: every slider goes back to its start value (the figure and readout the
- *    chapter opens with), and a formula or table still wider than the paper's column is
- *    scaled down to fit instead of being cut. After printing everything is put back.
+ * 2. Before printing: a page in dark mode switches to light (paper is white), every slider
+ *    goes back to its start value (the figure and readout the chapter opens with), and a
+ *    formula or table still wider than the paper's column is scaled down to fit instead of
+ *    being cut. After printing everything is put back.
  *    The whole-book PDF (book/_ext/book_pdf.py) calls window.bookPrint.prepare() itself.
  */
 (function () {
@@ -107,6 +108,11 @@
 
   function prepare() {
     if (undo.length) return;  // already prepared
+    var root = document.documentElement;
+    if (root.dataset.theme === "dark") {  // paper is light: print a dark page in light mode
+      root.dataset.theme = "light";
+      undo.push(function () { root.dataset.theme = "dark"; });
+    }
     document.querySelectorAll(".ac-explore input[type=range]").forEach(function (input) {
       var now = input.value;
       var start = input.defaultValue;  // the value attribute: the slider's start value
