@@ -4,40 +4,56 @@ Every slider of every chapter goes through :func:`explore`, so how sliders rende
 decided here, once. A slider runs over a finite grid of values, so every figure a reader
 can reach is known in advance:
 
-* in JupyterLab the cell shows live ipywidgets sliders; moving one redraws the figure;
-* in the HTML book (built with no kernel behind it) the same cell shows plain HTML range
-  inputs and the figures for every combination of values, rendered at build time by the
-  same ``draw`` function, so the reader sees exactly what the live notebook shows.
+* in a live kernel (JupyterLab) the cell shows ipywidgets sliders and the figure for the
+  start values at once; a frame the reader moves to is drawn when asked for, in tens of
+  milliseconds (:class:`attention_core.figures.Painter`), and kept, so going back is free;
+* in the HTML book the same cell shows plain HTML range inputs and the figures for every
+  combination of values, rendered at build time by the same ``draw`` function (a desktop
+  and a phone layout, light and dark), so the reader sees exactly what the live notebook
+  shows, without a kernel.
 
-The display object hands Jupyter a MIME bundle with both views; ``_config.yml`` tells the
-HTML builder to prefer ``text/html``, and JupyterLab prefers the widget.
+How the code knows which one: the HTML book's build sets the environment variable
+:data:`HTML_BOOK` (``book/_ext/figure_pictures.py``), which the kernels that myst-nb starts
+inherit. Only then does an explore render all its frames and offer the kernel-free
+``text/html`` view; otherwise its display is the live widget (plus the start frame as a plain
+PNG for viewers without widgets). ``_config.yml`` tells the HTML builder to prefer
+``text/html``; JupyterLab prefers the widget.
 """
 
 import base64
 import gc
 import html
-import io
 import itertools
 import json
 import math
+import os
 from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from PIL import Image
 
+from . import figures
 from .style import cz
 
 #: The most figures one ``explore`` call may pre-render (all combinations of its sliders).
 MAX_FRAMES = 120
 
-#: Frames are PNGs reduced to this many colours: a fraction of the size, no visible loss.
-FRAME_COLORS = 128
+#: Set to "1" by the HTML book's build: explores then pre-render every frame for the page.
+HTML_BOOK = "ATTENTION_CORE_HTML_BOOK"
 
-#: Resolution of the frames in dots per inch (with the style's 6.4 x 3.6 in: 640 x 360 px).
-FRAME_DPI = 100
+#: Bytes (base64) that the frames of one explore may take in a page. Frames are drawn as
+#: sharp as this allows (2, 1,5 or 1 pixel per CSS pixel): a chapter page stays < 3 MB.
+FRAME_BUDGET = 1_100_000
+
+#: Densities tried for the HTML book's frames, sharpest first.
+FRAME_DENSITIES = (2, 1.5, 1)
+
+
+def html_book():
+    """True while the HTML book is built (the kernel inherits :data:`HTML_BOOK`)."""
+    return os.environ.get(HTML_BOOK) == "1"
+
 
 _explorers = []
 
@@ -110,19 +126,55 @@ def explore(draw, *, alt, **sliders):
         sizes = " x ".join(str(len(s.values)) for s in specs.values())
         raise ValueError(f"explore: the sliders' grids give {sizes} = {frames} combinations, more "
                          f"than the {MAX_FRAMES} the HTML book can pre-render; use coarser grids")
-    return Explorer(draw, alt, specs)
+    explorer = Explorer(draw, alt, specs)
+    if not html_book():
+        explorer.frame(explorer._start())  # the start figure, at once (and draw checked)
+    return explorer
 
 
 class Explorer:
-    """The display object of :func:`explore`: live widgets plus a kernel-free HTML version."""
+    """The display object of :func:`explore`: a live widget, or the kernel-free HTML view."""
 
     def __init__(self, draw, alt, specs):
         self._draw = draw
         self._alt = alt
         self.specs = specs
-        self._cache = {}
-        self._positions = None
-        self.sliders = {
+        self._cache = {}  # grid indices -> (png, alt) of the live frames
+        self._painters = {}  # (layout, density) -> figures.Painter
+        self._widget = None
+        self._frame_size = None
+        #: How many times ``draw`` has been called (the tests check that frames are drawn
+        #: on demand, each once).
+        self.drawn = 0
+        _explorers.append(self)
+
+    # -- the live widget, built when first needed (the HTML book's build never needs it)
+
+    @property
+    def widget(self):
+        """The ipywidgets view: one slider per argument, the image, the caption."""
+        if self._widget is None:
+            self._build_widget()
+        return self._widget
+
+    @property
+    def sliders(self):
+        """The slider widgets by argument name."""
+        self.widget  # noqa: B018 - builds it
+        return self._sliders
+
+    @property
+    def image(self):
+        self.widget  # noqa: B018
+        return self._image
+
+    @property
+    def caption(self):
+        self.widget  # noqa: B018
+        return self._caption
+
+    def _build_widget(self):
+        sliders = {
             name: widgets.SelectionSlider(
                 options=list(zip(spec.readouts, spec.values)),
                 value=spec.values[spec.start],
@@ -131,15 +183,19 @@ class Explorer:
                 style={"description_width": "initial"},
                 layout=widgets.Layout(width="min(100%, 32rem)"),
             )
-            for name, spec in specs.items()
+            for name, spec in self.specs.items()
         }
         png, text = self.frame(self._start())
-        self.image = widgets.Image(value=png, format="png")
-        self.caption = widgets.HTML(value=html.escape(text))
-        for control in self.sliders.values():
+        width, height = self._frame_size
+        # shown at its natural CSS size (the PNG has DENSITY pixels per CSS pixel), never
+        # stretched; narrower only if the output area is
+        image = widgets.Image(value=png, format="png", layout=widgets.Layout(
+            width=f"{width}px", height="auto", max_width="100%", align_self="flex-start"))
+        caption = widgets.HTML(value=html.escape(text))
+        for control in sliders.values():
             control.observe(self._on_change, names="value")
-        self.widget = widgets.VBox([*self.sliders.values(), self.image, self.caption])
-        _explorers.append(self)
+        self._sliders, self._image, self._caption = sliders, image, caption
+        self._widget = widgets.VBox([*sliders.values(), image, caption])
 
     def _start(self):
         return tuple(spec.start for spec in self.specs.values())
@@ -152,45 +208,49 @@ class Explorer:
         """The keyword arguments of ``draw`` for one combination of grid indices."""
         return {name: spec.values[i] for (name, spec), i in zip(self.specs.items(), indices)}
 
+    def alt_text(self, indices):
+        values = self.values(indices)
+        return str(self._alt(**values) if callable(self._alt) else self._alt)
+
     def frame(self, indices):
-        """``(png_bytes, alt_text)`` of the figure at one combination of grid indices."""
+        """``(png_bytes, alt_text)`` of the live figure at one combination of grid indices.
+
+        Drawn when first asked for (sharp: ``figures.DENSITY`` pixels per CSS pixel, the
+        figure's own layout) and kept.
+        """
         if indices not in self._cache:
-            values = self.values(indices)
-            # A figure is thousands of small objects in reference cycles: with the cyclic
-            # garbage collector running, a third of a frame's time (and the slowest frames)
-            # went to full collections. Collect the young generations once per frame instead.
-            gc.disable()
-            try:
-                png = self._render(values)
-            finally:
-                gc.enable()
-            gc.collect(1)
-            alt = self._alt(**values) if callable(self._alt) else self._alt
-            self._cache[indices] = (png, str(alt))
+            (rgba,) = self._render(indices, [("live", figures.DENSITY)])
+            self._frame_size = figures.css_size(rgba)
+            self._cache[indices] = (figures.png(rgba, compact=False), self.alt_text(indices))
         return self._cache[indices]
 
-    def _render(self, values):
-        fig = self._draw(**values)
-        if not isinstance(fig, Figure):
-            raise ValueError(f"explore: draw({_call_text(values)}) returned "
-                             f"{type(fig).__name__}, not a matplotlib Figure")
-        self._reuse_layout(fig)
-        png = figure_png(fig)
-        if self._positions is None:
-            self._positions = [ax.get_position(original=True) for ax in fig.axes]
-        return png
+    def _painter(self, layout, density):
+        key = (layout, density)
+        if key not in self._painters:
+            lay_out = {"live": None,
+                       "wide": figures.layout_for(figures.COLUMN_WIDTH),
+                       "narrow": figures.layout_for(figures.NARROW_WIDTH, stacked=True)}[layout]
+            self._painters[key] = figures.Painter(
+                lay_out, dpi=figures.CSS_PX_PER_INCH * density)
+        return self._painters[key]
 
-    def _reuse_layout(self, fig):
-        """Place the axes where the first frame's layout put them.
-
-        The frames of one slider differ only in their data, so the (costly) constrained
-        layout runs once, for the first frame; later frames with the same number of axes
-        reuse its positions, which also keeps the axes from jumping as the slider moves.
-        """
-        if self._positions is not None and len(fig.axes) == len(self._positions):
-            fig.set_layout_engine("none")
-            for ax, position in zip(fig.axes, self._positions):
-                ax.set_position(position)
+    def _render(self, indices, renderings):
+        """Call ``draw`` once for ``indices``; return the pixels of each (layout, density)."""
+        values = self.values(indices)
+        # A figure is thousands of small objects in reference cycles: with the cyclic
+        # garbage collector running, a third of a frame's time (and the slowest frames)
+        # went to full collections. Collect the young generations once per frame instead.
+        gc.disable()
+        try:
+            fig = self._draw(**values)
+            self.drawn += 1
+            if not isinstance(fig, Figure):
+                raise ValueError(f"explore: draw({_call_text(values)}) returned "
+                                 f"{type(fig).__name__}, not a matplotlib Figure")
+            return [self._painter(layout, density).rgba(fig) for layout, density in renderings]
+        finally:
+            gc.enable()
+            gc.collect(1)
 
     def _on_change(self, _change):
         png, text = self.frame(self._indices())
@@ -198,62 +258,100 @@ class Explorer:
         self.caption.value = html.escape(text)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
+        if html_book():
+            return {"text/plain": f"<explore: {len(self._combos())} frames>",
+                    "text/html": self.static_html()}
         bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude)
-        bundle["text/html"] = self.static_html()
+        bundle["image/png"] = self.frame(self._start())[0]  # for viewers without widgets
         return bundle
 
+    def _combos(self):
+        return list(itertools.product(*(range(len(s.values)) for s in self.specs.values())))
+
+    def _html_density(self, frames):
+        """The sharpest density whose frames (desktop and phone layout) fit FRAME_BUDGET,
+        estimated from the start frame at 2 (PNG bytes grow as density^1,4)."""
+        wide, narrow = self._render(self._start(), [("wide", 2), ("narrow", 2)])
+        at_two = frames * (len(figures.png(wide)) + len(figures.png(narrow))) * 4 / 3
+        for density in FRAME_DENSITIES:
+            if at_two * (density / 2) ** 1.4 <= FRAME_BUDGET:
+                return density
+        return FRAME_DENSITIES[-1]
+
     def static_html(self):
-        """The kernel-free version: range inputs, every frame, and a few lines of script."""
-        sizes = [len(spec.values) for spec in self.specs.values()]
-        combos = list(itertools.product(*(range(n) for n in sizes)))
-        pngs, index, alts = [], [], []
+        """The kernel-free version: range inputs, every frame in two layouts, a little script.
+
+        Each combination of the sliders' values has a desktop frame and a phone frame (panels
+        stacked); a ``<picture>`` lets the browser pick. Dark mode reuses the same PNGs with
+        a dark palette (:func:`figures.dark_palette`), swapped in by the script.
+        """
+        combos = self._combos()
+        density = self._html_density(len(combos))
+        layouts = {"wide": ([], [], []), "narrow": ([], [], [])}  # pngs, index, dark palettes
+        sizes = {}
+        alts = []
         for combo in combos:
-            png, text = self.frame(combo)
-            if png not in pngs:
-                pngs.append(png)
-            index.append(pngs.index(png))
-            alts.append(text)
+            rendered = self._render(combo, [("wide", density), ("narrow", density)])
+            for (layout, (pngs, index, darks)), rgba in zip(layouts.items(), rendered):
+                sizes[layout] = figures.css_size(rgba, density)
+                png = figures.png(rgba)
+                if png not in pngs:
+                    pngs.append(png)
+                    darks.append(figures.dark_palette(png))
+                index.append(pngs.index(png))
+            alts.append(self.alt_text(combo))
+
+        def b64(items):
+            return [base64.b64encode(item).decode("ascii") for item in items]
+
+        (wide, wide_index, wide_dark), (narrow, narrow_index, narrow_dark) = layouts.values()
         data = {
-            "sizes": sizes,
+            "sizes": [len(spec.values) for spec in self.specs.values()],
             "labels": [list(spec.readouts) for spec in self.specs.values()],
-            "frames": [base64.b64encode(png).decode("ascii") for png in pngs],
-            "index": index,
-            "alts": alts,
+            "frames": b64(wide), "index": wide_index, "dark": b64(wide_dark),
+            "narrow": b64(narrow), "narrowIndex": narrow_index, "narrowDark": b64(narrow_dark),
+            "alts": alts, "density": density,
         }
         start = combos.index(self._start())
         inputs = "".join(_range_input(spec) for spec in self.specs.values())
         payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
+        (wide_w, wide_h), (narrow_w, narrow_h) = sizes["wide"], sizes["narrow"]
+        alt = html.escape(alts[start])
         return (
             '<div class="ac-explore">'
-            f'<div class="ac-sliders" style="{_GRID}">{inputs}</div>'
-            f'<img class="ac-frame" src="data:image/png;base64,{data["frames"][index[start]]}" '
-            f'alt="{html.escape(alts[start])}" style="max-width:100%;height:auto">'
-            f'<p class="ac-caption" aria-live="polite">{html.escape(alts[start])}</p>'
+            f'<div class="ac-sliders">{inputs}</div>'
+            '<picture class="ac-picture">'
+            f'<source class="ac-narrow" media="{figures.NARROW_MEDIA}" '
+            f'srcset="data:image/png;base64,{data["narrow"][narrow_index[start]]} {density}x" '
+            f'width="{narrow_w}" height="{narrow_h}">'
+            f'<img class="ac-frame" src="data:image/png;base64,{data["frames"][wide_index[start]]}"'
+            f' alt="{alt}" width="{wide_w}" height="{wide_h}">'
+            "</picture>"
+            f'<p class="ac-caption" aria-live="polite">{alt}</p>'
             f'<script type="application/json" class="ac-data">{payload}</script>'
             f"<script>{_SCRIPT}</script>"
             "</div>"
         )
 
 
-#: The sliders of one explorer line up in a grid: label | range input | readout.
-_GRID = ("display:grid;grid-template-columns:max-content minmax(8rem,24rem) max-content;"
-         "gap:0.35em 0.75em;align-items:center;margin-bottom:0.5em")
-
-
 def _range_input(spec):
     """One slider: a native range input over the grid's indices (arrow keys, Home/End,
-    PageUp/PageDown move it), named by ``aria-label``, its value spoken via
-    ``aria-valuetext`` and shown in the readout next to it."""
+    PageUp/PageDown move it; dragging by touch or mouse), named by ``aria-label``, its
+    value spoken via ``aria-valuetext`` and shown in the readout next to it. The readout
+    is as wide as its longest value (an invisible list of all values sizes it), so the
+    track does not move while the value changes."""
     label = html.escape(spec.label)
     readout = html.escape(spec.readouts[spec.start])
+    sizer = "".join(f"<span>{html.escape(text)}</span>" for text in dict.fromkeys(spec.readouts))
     return (
-        '<label class="ac-slider" style="display:contents">'
+        '<label class="ac-slider">'
         f'<span class="ac-label">{label}</span>'
-        f'<input type="range" min="0" max="{len(spec.values) - 1}" step="1" '
-        f'value="{spec.start}" aria-label="{label}" aria-valuetext="{readout}" '
-        'style="width:100%;margin:0">'
-        f'<output class="ac-readout" aria-hidden="true" '
-        f'style="font-variant-numeric:tabular-nums">{readout}</output></label>'
+        f'<input type="range" class="ac-range" min="0" max="{len(spec.values) - 1}" step="1" '
+        f'value="{spec.start}" aria-label="{label}" aria-valuetext="{readout}">'
+        '<span class="ac-readout-box">'
+        f'<output class="ac-readout" aria-hidden="true">{readout}</output>'
+        f'<span class="ac-readout-sizer" aria-hidden="true">{sizer}</span>'
+        "</span></label>"
     )
 
 
@@ -262,7 +360,48 @@ _SCRIPT = """(function (root) {
   var inputs = root.querySelectorAll('input[type=range]');
   var outputs = root.querySelectorAll('output.ac-readout');
   var img = root.querySelector('img.ac-frame');
+  var source = root.querySelector('source.ac-narrow');
   var caption = root.querySelector('.ac-caption');
+  var table = [];
+  for (var n = 0; n < 256; n++) {
+    var c = n;
+    for (var b = 0; b < 8; b++) c = c & 1 ? 0xEDB88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  function bytes(text) {
+    var s = atob(text), a = new Uint8Array(s.length);
+    for (var i = 0; i < s.length; i++) a[i] = s.charCodeAt(i);
+    return a;
+  }
+  function text(a) {
+    var s = '';
+    for (var i = 0; i < a.length; i += 0x8000) {
+      s += String.fromCharCode.apply(null, a.subarray(i, i + 0x8000));
+    }
+    return btoa(s);
+  }
+  var dark = {};
+  // the same PNG with its dark-mode palette (PLTE chunk, its CRC recomputed)
+  function recolour(key, png, palette) {
+    if (dark[key]) return dark[key];
+    var a = bytes(png), p = 8;
+    while (p < a.length) {
+      var length = ((a[p] << 24) | (a[p + 1] << 16) | (a[p + 2] << 8) | a[p + 3]) >>> 0;
+      if (String.fromCharCode(a[p + 4], a[p + 5], a[p + 6], a[p + 7]) === 'PLTE') {
+        a.set(bytes(palette), p + 8);
+        var crc = 0xFFFFFFFF;
+        for (var i = p + 4; i < p + 8 + length; i++) crc = table[(crc ^ a[i]) & 255] ^ (crc >>> 8);
+        crc = (crc ^ 0xFFFFFFFF) >>> 0;
+        var q = p + 8 + length;
+        a[q] = crc >>> 24; a[q + 1] = (crc >>> 16) & 255; a[q + 2] = (crc >>> 8) & 255;
+        a[q + 3] = crc & 255;
+        break;
+      }
+      p += 12 + length;
+    }
+    return (dark[key] = text(a));
+  }
+  function url(png) { return 'data:image/png;base64,' + png; }
   function show() {
     var k = 0;
     inputs.forEach(function (input, j) {
@@ -271,34 +410,119 @@ _SCRIPT = """(function (root) {
       outputs[j].textContent = data.labels[j][i];
       input.setAttribute('aria-valuetext', data.labels[j][i]);
     });
-    img.src = 'data:image/png;base64,' + data.frames[data.index[k]];
+    var w = data.index[k], n = data.narrowIndex[k];
+    var isDark = document.documentElement.dataset.theme === 'dark';
+    var wide = isDark ? recolour('w' + w, data.frames[w], data.dark[w]) : data.frames[w];
+    var narrow = isDark ? recolour('n' + n, data.narrow[n], data.narrowDark[n]) : data.narrow[n];
+    source.srcset = url(narrow) + ' ' + data.density + 'x';
+    img.src = url(wide);
     img.alt = data.alts[k];
     caption.textContent = data.alts[k];
   }
   inputs.forEach(function (input) { input.addEventListener('input', show); });
+  new MutationObserver(show).observe(document.documentElement,
+    {attributes: true, attributeFilter: ['data-theme']});
+  if (document.documentElement.dataset.theme === 'dark') show();
 })(document.currentScript.parentElement);"""
+
+
+#: The CSS of the kernel-free sliders and of the figures' pictures (the book's extension
+#: ships it with the pages, ``book/_ext/figure_pictures.py``).
+CSS = """
+/* attention_core: sliders without a kernel (explore) and figures as <picture> */
+.ac-explore { margin: 0.25rem 0 1rem; }
+.ac-sliders {
+  display: grid; align-items: center; gap: 0.25rem 0.75rem; margin-bottom: 0.5rem;
+  grid-template-columns: max-content minmax(8rem, 24rem) max-content;
+}
+.ac-slider { display: contents; }
+.ac-range { width: 100%; min-height: 2.25rem; margin: 0; cursor: pointer; }
+.ac-range:focus-visible {
+  outline: 2px solid var(--pst-color-accent, #0072B2); outline-offset: 2px;
+}
+.ac-readout-box { display: grid; justify-items: end; }
+.ac-readout, .ac-readout-sizer {
+  grid-area: 1 / 1; font-variant-numeric: tabular-nums; white-space: nowrap;
+}
+.ac-readout-sizer { visibility: hidden; height: 0; overflow: hidden; }
+.ac-readout-sizer > span { display: block; }
+.ac-picture img, img.ac-figure { display: block; max-width: 100%; height: auto; }
+/* a static figure has a light and a dark <picture>; the colour mode shows one */
+html[data-theme="dark"] .ac-picture.ac-light { display: none; }
+html:not([data-theme="dark"]) .ac-picture.ac-dark { display: none; }
+.ac-caption { margin: 0.4rem 0 0; font-size: 0.9em; }
+/* a phone: the label above its track, the readout beside it */
+@media (max-width: 639.98px) {
+  .ac-sliders { grid-template-columns: minmax(0, 1fr) max-content; gap: 0 0.75rem; }
+  .ac-label { grid-column: 1 / -1; margin-top: 0.35rem; }
+}
+/* dark mode: the slider panel and the pictures sit on the page's background (the dark
+   pictures are drawn for it), instead of the theme's light boxes for outputs and images */
+html[data-theme="dark"] .bd-content div.cell_output .text_html:has(.ac-explore),
+html[data-theme="dark"] .bd-content div.cell_output .text_html:has(table.ac-table) {
+  background-color: transparent !important; color: inherit !important; padding: 0 !important;
+}
+html[data-theme="dark"] .bd-content div.cell_output img.ac-frame,
+html[data-theme="dark"] .bd-content div.cell_output img.ac-figure {
+  background-color: transparent !important; padding: 0 !important; filter: none !important;
+}
+html[data-theme="dark"] .ac-range { accent-color: #4CC9F0; }
+@media print { .ac-sliders { display: none; } }
+"""
 
 
 def _call_text(values):
     return ", ".join(f"{name}={value!r}" for name, value in values.items())
 
 
-def figure_png(fig, dpi=FRAME_DPI):
-    """Render ``fig`` to a compact PNG (reduced to ``FRAME_COLORS`` colours); return its bytes."""
-    fig.set_dpi(dpi)
-    canvas = FigureCanvasAgg(fig)
-    canvas.draw()
-    rgb = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba()).convert("RGB")
-    buffer = io.BytesIO()
-    rgb.quantize(FRAME_COLORS, method=Image.Quantize.FASTOCTREE).save(buffer, "png")
-    return buffer.getvalue()
+def figure_png(fig, dpi=figures.CSS_PX_PER_INCH * figures.DENSITY):
+    """Render ``fig`` as it is to a compact palette PNG (2 pixels per CSS pixel)."""
+    return figures.png(figures.draw_rgba(fig, dpi))
+
+
+#: The MIME type of a static figure's renderings for the HTML book (``book/_ext``).
+PICTURE_MIME = "application/vnd.attention-core.picture+json"
+
+
+def _figure_picture(fig):
+    """A figure as the HTML book shows it: the desktop and the phone layout, light and dark.
+
+    Returns the JSON of :data:`PICTURE_MIME` and the desktop light PNG with its CSS size.
+    """
+    renderings = []
+    for layout in ("wide", "narrow"):
+        width = figures.COLUMN_WIDTH if layout == "wide" else figures.NARROW_WIDTH
+        painter = figures.Painter(figures.layout_for(width, stacked=layout == "narrow"),
+                                  reuse_axes=False)
+        rgba = painter.rgba(fig)
+        light = figures.png(rgba)
+        w, h = figures.css_size(rgba)
+        for theme, png in (("light", light), ("dark", figures.dark_png(light))):
+            renderings.append({"layout": layout, "theme": theme, "width": w, "height": h,
+                               "png": base64.b64encode(png).decode("ascii")})
+    picture = {"media": figures.NARROW_MEDIA, "density": figures.DENSITY,
+               "renderings": renderings}
+    return picture, base64.b64decode(renderings[0]["png"]), renderings[0]
+
+
+def _figure_bundle(fig, include=None, exclude=None):
+    """IPython's display of a bare ``Figure``: a sharp PNG shown at its natural size; in the
+    HTML book's build also every rendering of :func:`_figure_picture`."""
+    if html_book():
+        picture, png, wide = _figure_picture(fig)
+        size = {"width": wide["width"], "height": wide["height"]}
+        return {"image/png": png, PICTURE_MIME: picture}, {"image/png": size}
+    rgba = figures.draw_rgba(fig)
+    width, height = figures.css_size(rgba)
+    return {"image/png": figures.png(rgba)}, {"image/png": {"width": width, "height": height}}
 
 
 def show_figures_as_png():
-    """Make IPython display a bare ``Figure`` (made without pyplot) as a compact PNG.
+    """Make IPython display a bare ``Figure`` (made without pyplot) as a sharp, compact PNG.
 
     Called when the package is imported inside IPython, so a chapter's cell can end with
-    ``fig`` and get an image (with the alt text from the cell's ``mystnb`` metadata).
+    ``fig`` and get an image (with the alt text from the cell's ``mystnb`` metadata), shown
+    at its natural size (``width``/``height`` in the output's metadata).
     """
     try:
         from IPython import get_ipython
@@ -306,7 +530,7 @@ def show_figures_as_png():
         return
     shell = get_ipython()
     if shell is not None:
-        shell.display_formatter.formatters["image/png"].for_type(Figure, figure_png)
+        shell.display_formatter.mimebundle_formatter.for_type(Figure, _figure_bundle)
 
 
 def explorers():

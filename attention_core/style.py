@@ -1,8 +1,13 @@
 """The book's plot style: one colour per term of the attention formula, Czech numbers.
 
-The colours come from the Okabe-Ito palette, which stays distinguishable with the common
-forms of colour blindness. The same hex codes colour the terms in the chapters' formulas
-(MathJax ``\\color{...}``), so a reader can match a bar in a figure to a symbol.
+Each term of the formula has three colours, defined here once: a bright fill colour
+(``COLORS``, from the Okabe-Ito palette, which stays distinguishable with the common forms of
+colour blindness) for bars, lines and areas; a dark text colour (``TEXT_COLORS``, contrast at
+least 4,5:1 on white) for labels, table headers and formula symbols; and a light text colour
+for the same in dark mode (``DARK_TEXT_COLORS``, at least 4,5:1 on the theme's dark
+background). The book's MathJax macros ``\\dotaz{q}`` ... ``\\vystup{o}`` and their CSS are
+generated from these (:func:`mathjax_macros`, :func:`term_css`), so a reader can match a bar
+in a figure to a symbol in a formula, in either mode.
 """
 
 import html
@@ -24,14 +29,42 @@ COLORS = {
 
 #: The same terms as text (labels, table headers, formula symbols): darker shades of
 #: ``COLORS`` with a contrast of at least 4.5:1 on white (WCAG AA). The bright colours
-#: stay for bars, lines and areas.
+#: stay for bars, lines and areas. Key and weight, both blue as fills, are told apart as
+#: text by hue: the key a blue-green, the weight an indigo (CIE76 distance 59).
 TEXT_COLORS = {
-    "query": "#C05500",
-    "key": "#177BB4",
-    "score": "#9C6C00",
-    "weight": "#0072B2",
-    "value": "#008561",
-    "output": "#BB4D8A",
+    "query": "#B84F00",   # 5.05:1 on white
+    "key": "#00758F",     # 5.33:1
+    "score": "#8A6100",   # 5.54:1
+    "weight": "#2F4BB5",  # 7.51:1
+    "value": "#00795A",   # 5.41:1
+    "output": "#A8437D",  # 5.58:1
+}
+
+#: The page background of the book's dark mode (``--pst-color-background``: sphinx-book-theme
+#: 1.3 sets #121212 over pydata-sphinx-theme's #14181e; measured in Chromium) and its text
+#: colour (``--pst-color-text-base``).
+DARK_BACKGROUND = "#121212"
+DARK_FOREGROUND = "#ced6dd"
+
+#: The terms as text in dark mode: light shades with a contrast of at least 4.5:1 on
+#: ``DARK_BACKGROUND`` (and on the theme's dark table surface #29313d).
+DARK_TEXT_COLORS = {
+    "query": "#FF8F4D",   # 8.29:1 on the dark background
+    "key": "#4CC9F0",     # 9.74:1
+    "score": "#F2B33D",   # 10.07:1
+    "weight": "#A8A8FF",  # 8.66:1
+    "value": "#3FD1A0",   # 9.67:1
+    "output": "#F08CC8",  # 8.29:1
+}
+
+#: The book's MathJax macro of each term (one argument): ``\\dotaz{q}``, ``\\klic{k_i}`` ...
+TERM_MACROS = {
+    "dotaz": "query",
+    "klic": "key",
+    "skore": "score",
+    "vaha": "weight",
+    "hodnota": "value",
+    "vystup": "output",
 }
 
 #: Further colours for series that are not terms of the formula (Okabe-Ito, in order).
@@ -42,6 +75,54 @@ PALETTE = ["#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D
 FIGSIZE = (6.4, 3.6)
 
 _THIN_SPACE = "\u202f"  # narrow no-break space: the Czech thousands separator
+
+
+def term_class(term):
+    """The CSS class that gives text the colour of ``term`` in light and dark mode."""
+    return f"ac-term-{term}"
+
+
+def mathjax_macros(inline_colors=False):
+    """The MathJax 3 ``tex.macros`` of the terms: ``{"dotaz": [body, 1], ...}``.
+
+    By default a term is wrapped in a CSS class (``\\class{ac-term-query}{#1}``, MathJax's
+    ``html`` extension), so that :func:`term_css` colours it for light and dark mode. With
+    ``inline_colors=True`` the body is ``{\\color{#...}{#1}}`` with the light text colour,
+    for places without the book's CSS (JupyterLab).
+    """
+    macros = {}
+    for name, term in TERM_MACROS.items():
+        if inline_colors:
+            body = "{\\color{" + TEXT_COLORS[term] + "}{#1}}"
+        else:
+            body = "{\\class{" + term_class(term) + "}{#1}}"
+        macros[name] = [body, 1]
+    return macros
+
+
+def myst_math_frontmatter():
+    """The term macros for a MyST ``math:`` frontmatter (JupyterLab with jupyterlab-myst).
+
+    jupyterlab-myst typesets with KaTeX, which has no ``\\class``, and reads ``math:`` only
+    from a YAML block at the top of the notebook's first Markdown cell, so there the macros
+    carry the light text colours inline: ``{"\\dotaz": "{\\color{#B84F00}{#1}}", ...}``.
+    """
+    return {"\\" + name: body for name, (body, _args) in mathjax_macros(True).items()}
+
+
+def term_css():
+    """CSS that colours every term's class: the text colour, and in dark mode the dark one.
+
+    The dark rule is ``!important`` because tables written by :func:`table` also carry the
+    light colour inline (for JupyterLab, which does not load the book's CSS).
+    """
+    lines = []
+    for term, colour in TEXT_COLORS.items():
+        lines.append(f".{term_class(term)} {{ color: {colour}; }}")
+    for term, colour in DARK_TEXT_COLORS.items():
+        lines.append(f'html[data-theme="dark"] .{term_class(term)} '
+                     f"{{ color: {colour} !important; }}")
+    return "\n".join(lines) + "\n"
 
 
 def cz(x, digits=2):
@@ -154,11 +235,14 @@ def table(header, rows, colors=None, digits=3):
         else:
             text = html.escape(str(content))
         style = "text-align:right;padding:0.2em 0.7em"
+        term_attribute = ""
         if j in colors and tag == "th":
             term = {v: k for k, v in COLORS.items()}.get(colors[j])
             text_color = TEXT_COLORS[term] if term else colors[j]
             style += f";color:{text_color};border-bottom:3px solid {colors[j]}"
-        return f'<{tag} style="{style}">{text}</{tag}>'
+            if term:  # the book's CSS switches the colour in dark mode
+                term_attribute = f' class="{term_class(term)}"'
+        return f'<{tag}{term_attribute} style="{style}">{text}</{tag}>'
 
     head = "".join(cell("th", j, title) for j, title in enumerate(header))
     body = "".join("<tr>" + "".join(cell("td", j, x) for j, x in enumerate(row)) + "</tr>"

@@ -2,18 +2,20 @@
 
 Each chapter of ``book/_toc.yml`` is run in a fresh Python process, one per chapter as a
 kernel would be: its code cells in order, in an IPython shell, with ``book/`` as the working
-folder. Nothing is displayed, so the frames that the HTML book pre-renders are not made here
-(section 5 pays for those). Then every slider of every ``explore`` of the chapter moves 20
-times through its grid, the others staying at their start. One move is what a live notebook
-does when a reader drags a slider to a value not seen before: ``Explorer.frame`` with that
-frame dropped from its cache, i.e. ``draw(**values)``, the layout of the first frame reused,
-and the PNG of the figure. The same moves are then replayed with the live slider widgets, from
-the cache, which is what a reader waits for once the explore has been displayed.
+folder, as in JupyterLab (the HTML book's full pre-render is section 5's). Then every slider
+of every ``explore`` of the chapter moves 20 times through its grid, the others staying at
+their start. One move is what a live notebook does when a reader drags a slider to a value
+not seen before: ``Explorer.frame`` with that frame dropped from its cache, i.e.
+``draw(**values)``, drawn by the explore's ``figures.Painter`` (first layout reused, each
+unchanged axis pasted) at 2 pixels per CSS pixel, and its PNG. The same moves are then
+replayed with the live slider widgets, from the cache, which is what going back costs.
 
 Reported: the median and the worst of the 20 moves per slider in CPU time of the thread,
 which other programs running on this shared machine do not inflate (the wall-clock median
-is shown beside it), and the ratio to the simplest possible slider figure (one panel in the
-book's style, one line) timed in the same run: the floor that matplotlib sets.
+is shown beside it), and the ratio to a reference timed in the same run: the simplest
+slider figure (one panel in the book's style, one line) drawn by matplotlib the plain way
+(a new canvas, a full draw) at the same density, with the same PNG encoder. The target is
+a median of 50 ms for one panel and 100 ms for four (in between: linear in the panels).
 """
 
 import contextlib
@@ -29,10 +31,19 @@ from . import ROOT
 from .table import Row, ms, verdict
 
 MOVES = 20
-MEDIAN_TARGET = 0.050
-WORST_TARGET = 0.100
+MEDIAN_TARGET = 0.050  # one panel
+FOUR_PANEL_TARGET = 0.100
 SECTION = "4 sliders"
-TARGET_TEXT = f"med <= {MEDIAN_TARGET * 1e3:.0f}, max <= {WORST_TARGET * 1e3:.0f} ms (CPU)"
+
+
+def median_target(panels):
+    """50 ms for one panel, 100 ms for four, linear in between (and beyond: 100 ms)."""
+    share = (min(panels, 4) - 1) / 3
+    return MEDIAN_TARGET + share * (FOUR_PANEL_TARGET - MEDIAN_TARGET)
+
+
+def target_text(panels=1, clock="CPU"):
+    return f"med <= {median_target(panels) * 1e3:.0f} ms ({clock})"
 
 
 def chapter_paths():
@@ -103,8 +114,8 @@ def time_moves(explorer, index):
 def time_cached_moves(explorer, index):
     """Wall-clock seconds of the same moves made with the live slider, served from the cache.
 
-    This is what a reader of the live notebook waits for: when the explorer is displayed,
-    every frame is rendered once (for the HTML book), so a move only swaps the image.
+    This is what a reader of the live notebook waits for when going back to a value seen
+    before: the frame drawn then is kept, so a move only swaps the image.
     """
     name, spec = list(explorer.specs.items())[index]
     control = explorer.sliders[name]
@@ -126,17 +137,18 @@ def median_and_worst(times):
 
 
 def floor_move():
-    """One move of the simplest slider figure: one panel of the book's style, one line."""
+    """One move of the simplest slider figure: one panel of the book's style, one line,
+    drawn the plain way at 2 pixels per CSS pixel, encoded like a live frame."""
     import numpy as np
 
-    from attention_core.interactive import figure_png
+    from attention_core import figures
     from attention_core.style import new_figure
 
     x = np.linspace(0, 1, 50)
     fig, ax = new_figure()
     ax.plot(x, x ** 2)
     ax.set(title="titulek", xlabel="x", ylabel="y")
-    figure_png(fig)
+    figures.png(figures.draw_rgba(fig), compact=False)
 
 
 def floor_times():
@@ -153,9 +165,9 @@ def floor_rows():
     """The reference row (the one-panel figure) and its median CPU seconds."""
     floor, floor_worst = floor_times()
     row = Row(SECTION, "reference: a one-panel figure in the book's style (new_figure, one "
-              "line, title, labels) drawn and made a PNG", f"med {ms(floor)}, max "
-              f"{ms(floor_worst)}", None, None, TARGET_TEXT,
-              verdict(floor <= MEDIAN_TARGET and floor_worst <= WORST_TARGET))
+              "line, title, labels) drawn in full at 2x and made a PNG", f"med {ms(floor)}, "
+              f"max {ms(floor_worst)}", None, None, target_text(),
+              verdict(floor <= MEDIAN_TARGET))
     return [row], floor
 
 
@@ -168,29 +180,29 @@ def chapter_rows(path, floor):
         return [Row(SECTION, f"{path.stem}: failed to run ({str(error)[:90]})", met="NO")]
     ran = time.perf_counter() - started
     frames = sum(_frames(ex) for ex in made)
-    result = [Row(SECTION, f"{path.stem}: code run ({len(made)} explore, {frames} frames for "
-                  "the HTML book)", f"{ran:.1f} s")]
+    result = [Row(SECTION, f"{path.stem}: code run, as in JupyterLab ({len(made)} explore, "
+                  f"start frames only; {frames} frames for the HTML book)", f"{ran:.1f} s")]
     cached = []
     for k, explorer in enumerate(made, start=1):
         for index, spec in enumerate(explorer.specs.values()):
             wall, cpu = time_moves(explorer, index)
             cached += time_cached_moves(explorer, index)
             (w_med, _), (c_med, c_max) = median_and_worst(wall), median_and_worst(cpu)
-            ok = c_med <= MEDIAN_TARGET and c_max <= WORST_TARGET
-            panels = len(explorer._draw(**explorer.values(explorer._start())).axes)
+            panels = count_panels(explorer)
             result.append(Row(
                 SECTION, f"{path.stem}: explore {k}, slider {spec.label} "
                 f"({len(spec.values)} values, {panels} panel{'s' if panels > 1 else ''}; "
                 f"wall med {ms(w_med)})",
                 f"med {ms(c_med)}, max {ms(c_max)}", f"{ms(floor)} (one panel)",
-                f"{c_med / floor:.1f}", TARGET_TEXT, verdict(ok)))
+                f"{c_med / floor:.1f}", target_text(panels),
+                verdict(c_med <= median_target(panels))))
     if cached:
         c_med, c_max = median_and_worst(cached)
         result.append(Row(
             SECTION, f"{path.stem}: the same moves with the live sliders, frames cached "
             "(as in JupyterLab once the explore is shown)", f"med {ms(c_med)}, "
-            f"max {ms(c_max)}", None, None, TARGET_TEXT.replace("(CPU)", "(wall)"),
-            verdict(c_med <= MEDIAN_TARGET and c_max <= WORST_TARGET)))
+            f"max {ms(c_max)}", None, None, target_text(clock="wall"),
+            verdict(c_med <= MEDIAN_TARGET)))
     return result
 
 
@@ -230,6 +242,13 @@ def main(argv):
         floor, path = float(argv[1]), Path(argv[2])
         report = {"rows": [row.as_dict() for row in chapter_rows(path, floor)]}
     print("ROWS " + json.dumps(report, ensure_ascii=False))
+
+
+def count_panels(explorer):
+    """The panels of the explore's figure (colorbars and twin axes are not panels)."""
+    from attention_core import figures
+
+    return len(figures._panels(explorer._draw(**explorer.values(explorer._start()))))
 
 
 def _frames(explorer):

@@ -64,9 +64,15 @@ def is_notebook(path):
     return text.startswith("---") and "\njupytext:" in text.split("\n---", 1)[0]
 
 
-def execute(path, extra_code=None, timeout=600):
-    """Execute the chapter at ``path`` top to bottom; return the executed notebook."""
+def execute(path, extra_code=None, timeout=600, setup_code=None):
+    """Execute the chapter at ``path`` top to bottom; return the executed notebook.
+
+    ``setup_code`` runs in a code cell of its own before the chapter's first cell (for example
+    to replace a function before the chapter imports it), ``extra_code`` in one after its last.
+    """
     nb = jupytext.read(path)
+    if setup_code:
+        nb.cells.insert(0, nbformat.v4.new_code_cell(setup_code))
     if extra_code:
         nb.cells.append(nbformat.v4.new_code_cell(extra_code))
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3",

@@ -69,9 +69,13 @@ def site(built_html):
         thread.join(timeout=10)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """Debian's headless Chromium driven by Playwright (skipped or failed when missing)."""
+    """Debian's headless Chromium driven by Playwright (skipped or failed when missing).
+
+    One per test module: Playwright's sync API runs one event loop per thread, so a
+    browser kept open for the whole session would stop the JupyterLab test from starting
+    its own."""
     executable = require_browser()
     from browser_support import CHROMIUM_ARGS
     from playwright.sync_api import sync_playwright

@@ -10,8 +10,39 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from attention_core.interactive import MAX_FRAMES, explore, explorers, figure_png, slider
-from attention_core.style import COLORS, cz, cz_formatter, cz_sci, log_scale, new_figure, table
+from attention_core.figures import (
+    COLUMN_WIDTH,
+    CSS_PX_PER_INCH,
+    DENSITY,
+    NARROW_WIDTH,
+    Painter,
+    dark_colours,
+    dark_png,
+    layout_for,
+    relayout,
+)
+from attention_core.interactive import (
+    HTML_BOOK,
+    MAX_FRAMES,
+    explore,
+    explorers,
+    figure_png,
+    slider,
+)
+from attention_core.style import (
+    COLORS,
+    DARK_BACKGROUND,
+    DARK_TEXT_COLORS,
+    TEXT_COLORS,
+    cz,
+    cz_formatter,
+    cz_sci,
+    log_scale,
+    mathjax_macros,
+    new_figure,
+    table,
+    term_css,
+)
 from attention_core.timing import cpu_time
 
 
@@ -59,8 +90,117 @@ def test_static_html_has_every_combination_and_keyboard_sliders():
     for frame in data["frames"]:
         assert ink(base64.b64decode(frame)) > 0.01
     assert 'alt="weight 1.0"' in page
+    assert len(data["narrow"]) >= 1 and len(data["narrowIndex"]) == 6
+    assert len(data["dark"]) == len(data["frames"]) and data["density"] in (1, 1.5, 2)
+
+
+def test_live_display_is_the_widget_and_the_html_book_gets_the_kernel_free_view(monkeypatch):
+    ex = explore(draw_bars, alt="sloupce", height=[1.0, 2.0])
     bundle = ex._repr_mimebundle_()
-    assert "application/vnd.jupyter.widget-view+json" in bundle and "text/html" in bundle
+    assert "application/vnd.jupyter.widget-view+json" in bundle and "text/html" not in bundle
+    assert Image.open(io.BytesIO(bundle["image/png"])).format == "PNG"
+    monkeypatch.setenv(HTML_BOOK, "1")
+    book = explore(draw_bars, alt="sloupce", height=[1.0, 2.0])
+    assert book.drawn == 0  # nothing drawn until the page asks for it
+    bundle = book._repr_mimebundle_()
+    assert "text/html" in bundle and "application/vnd.jupyter.widget-view+json" not in bundle
+    assert 'class="ac-explore"' in bundle["text/html"]
+
+
+def test_frames_are_drawn_on_demand_and_kept():
+    calls = []
+
+    def draw(height):
+        calls.append(height)
+        return draw_bars(height)
+
+    ex = explore(draw, alt="sloupce", height=slider([1.0, 2.0, 3.0, 4.0], value=2.0))
+    assert calls == [2.0]  # only the start figure, at once
+    control = ex.sliders["height"]
+    control.value = 4.0
+    assert calls == [2.0, 4.0]
+    first = ex.image.value
+    control.value = 2.0
+    control.value = 4.0  # both frames come from the cache
+    assert calls == [2.0, 4.0] and ex.drawn == 2 and ex.image.value == first
+
+
+def test_live_frames_are_sharp_and_shown_at_their_natural_size():
+    ex = explore(draw_bars, alt="sloupce", height=[1.0, 2.0])
+    image = Image.open(io.BytesIO(ex.image.value))
+    css_width = round(6.4 * CSS_PX_PER_INCH)
+    assert image.size == (css_width * DENSITY, round(3.6 * CSS_PX_PER_INCH) * DENSITY)
+    assert ex.image.layout.width == f"{css_width}px" and ex.image.layout.height == "auto"
+
+
+def test_fast_frames_equal_a_full_draw():
+    """The painter pastes each axis drawn once; the pixels must equal drawing it all."""
+    def draw(shift):
+        fig, (left, right) = new_figure(1, 2)
+        left.bar([1, 2, 3], [1 + shift, 2, 3 - shift], color=COLORS["weight"])
+        left.set(title=f"posun {shift}", xlabel="položka i", ylabel="váha", ylim=(0, 4))
+        right.plot([0, 1, 2], [shift, 1, 0], color=COLORS["output"])
+        right.set(title="křivka", xlabel="x")
+        return fig
+
+    fast, full = Painter(), Painter(reuse_axes=False)
+    for shift in (0.0, 0.5, 1.0, 0.5):
+        assert np.array_equal(fast.rgba(draw(shift)), full.rgba(draw(shift)))
+    assert len(fast.axes_drawn) < 4 * 2  # the unchanged axes were pasted, not drawn again
+
+
+def test_narrow_layout_stacks_the_panels_and_restores_the_figure():
+    fig, axes = new_figure(1, 3, figsize=(10, 3.3), sharey=True)
+    for ax in axes:
+        ax.plot([0, 1], [0, 1])
+    restore = relayout(fig, NARROW_WIDTH / CSS_PX_PER_INCH, stacked=True)
+    spans = [ax.get_subplotspec().rowspan.start for ax in axes]
+    assert spans == [0, 1, 2] and fig.get_size_inches()[0] == NARROW_WIDTH / CSS_PX_PER_INCH
+    assert all(ax.yaxis.get_tick_params()["labelleft"] for ax in axes)
+    restore()
+    assert tuple(fig.get_size_inches()) == (10, 3.3)
+    assert [ax.get_subplotspec().colspan.start for ax in axes] == [0, 1, 2]
+
+
+def test_dark_palette_maps_white_black_and_the_term_colours():
+    light = np.array([[255, 255, 255], [0, 0, 0]]
+                     + [[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in TEXT_COLORS.values()])
+    dark = dark_colours(light)
+    assert tuple(dark[0]) == tuple(int(DARK_BACKGROUND[i:i + 2], 16) for i in (1, 3, 5))
+    assert dark[1].min() > 180  # black text becomes light
+    for got, term in zip(dark[2:], TEXT_COLORS):
+        want = DARK_TEXT_COLORS[term]
+        assert tuple(got) == tuple(int(want[i:i + 2], 16) for i in (1, 3, 5))
+    png = figure_png(draw_bars(2.0))
+    assert Image.open(io.BytesIO(dark_png(png))).size == Image.open(io.BytesIO(png)).size
+
+
+def contrast(a, b):
+    def luminance(colour):
+        rgb = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)]) / 255
+        rgb = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+        return rgb @ [0.2126, 0.7152, 0.0722]
+    high, low = sorted([luminance(a), luminance(b)], reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("term", list(TEXT_COLORS))
+def test_text_colours_have_contrast_in_light_and_dark_mode(term):
+    assert contrast(TEXT_COLORS[term], "#ffffff") >= 4.5
+    assert contrast(DARK_TEXT_COLORS[term], DARK_BACKGROUND) >= 4.5
+    assert contrast(DARK_TEXT_COLORS[term], "#29313d") >= 4.5  # the dark table headers
+
+
+def test_term_macros_and_css():
+    macros = mathjax_macros()
+    assert set(macros) == {"dotaz", "klic", "skore", "vaha", "hodnota", "vystup"}
+    assert macros["dotaz"] == ["{\\class{ac-term-query}{#1}}", 1]
+    assert mathjax_macros(inline_colors=True)["vaha"] == [
+        "{\\color{" + TEXT_COLORS["weight"] + "}{#1}}", 1]
+    css = term_css()
+    for term in TEXT_COLORS:
+        assert f".ac-term-{term} {{ color: {TEXT_COLORS[term]}; }}" in css
+        assert DARK_TEXT_COLORS[term] in css
 
 
 def test_identical_frames_are_stored_once():
@@ -94,7 +234,8 @@ def test_explore_rejects(make, match):
 def test_figure_png_is_a_compact_png():
     png = figure_png(draw_bars(3.0))
     image = Image.open(io.BytesIO(png))
-    assert image.format == "PNG" and image.mode == "P" and image.size == (640, 360)
+    assert image.format == "PNG" and image.mode == "P"
+    assert image.size == (640 * DENSITY, 360 * DENSITY)
 
 
 @pytest.mark.parametrize("x, digits, text", [
@@ -139,3 +280,21 @@ def test_log_scale_labels_are_czech_and_minor_ticks_gone():
     fig2, ax2 = new_figure()
     log_scale(ax2, "x", base=2, ticks=[1, 4, 16])
     assert list(ax2.get_xticks()) == [1, 4, 16]
+
+
+def test_one_figure_drawn_for_desktop_then_phone_equals_a_fresh_one():
+    """The HTML book draws each frame's figure in both layouts: the first drawing must leave
+    nothing behind (layout engine, positions, tilted labels) that changes the second."""
+    def draw():
+        fig, ax = new_figure(figsize=(6.4, 4.4))
+        ax.imshow(np.eye(5), vmin=0, vmax=1)
+        ax.set_xticks(range(5), ["Malé", "auto", "srazilo", "staré", "kolo"])
+        ax.set(title="mapa", xlabel="klíč")
+        return fig
+
+    wide = Painter(layout_for(COLUMN_WIDTH))
+    after_wide = Painter(layout_for(NARROW_WIDTH, stacked=True))
+    fresh = Painter(layout_for(NARROW_WIDTH, stacked=True))
+    fig = draw()
+    wide.rgba(fig)
+    assert np.array_equal(after_wide.rgba(fig), fresh.rgba(draw()))

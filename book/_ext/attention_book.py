@@ -74,6 +74,9 @@ def clean_scripts(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
+    app.setup_extension("czech_bibliography")  # Czech citations and literature list
+    for extension in ("term_macros", "figure_pictures"):  # attention_core's colours, figures
+        app.setup_extension(extension)
     # before the theme builds its header buttons (priority 501)
     app.connect("html-page-context", offer_notebook, priority=400)
     # after every extension has added its scripts for the page
