@@ -299,8 +299,19 @@ def print_pdf(root_html, target, title, author, chromium):
                 raise RuntimeError(f"{len(untypeset)} formulas not typeset by MathJax: "
                                    f"{untypeset[:5]}")
             page.evaluate("document.fonts.ready.then(() => true)")
-            page.evaluate("""Promise.all([...document.images].map(i => i.complete ? 0 :
-                new Promise(r => { i.onload = r; i.onerror = r; })))""")
+            # Figures may be lazy ("loading=lazy"): load every image that is shown (the
+            # dark-mode pictures are not), and wait for them, a minute at most.
+            page.evaluate("""() => Promise.race([
+                Promise.all([...document.images].filter(i => i.getClientRects().length)
+                  .map(i => { i.loading = 'eager'; return i.complete ? 0 :
+                    new Promise(r => { i.addEventListener('load', r);
+                                       i.addEventListener('error', r); }); })),
+                new Promise(r => setTimeout(r, 60000))])""")
+            missing = page.evaluate("""() => [...document.images]
+                .filter(i => i.getClientRects().length && !(i.complete && i.naturalWidth))
+                .map(i => (i.currentSrc || i.src).slice(0, 80))""")
+            if missing:
+                raise RuntimeError(f"{len(missing)} figures did not load: {missing[:5]}")
             page.emulate_media(media="print")
             page.add_style_tag(content=_PDF_CSS)
             ids = page.evaluate(_PREPARE, [title, author, czech_date(datetime.date.today())])
