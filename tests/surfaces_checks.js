@@ -109,7 +109,7 @@
     const lum = ([r, g, b]) => { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
       return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
     const kinds = {
-      'table': 'article table',
+      'table': 'article table, article table tr',
       'output': 'article .cell_output .output, article .cell_output pre',
       'slider panel': 'article .ac-explore',
       'admonition': 'article .admonition, article div.exercise, article div.solution, article div.proof, article details.hide > summary',
