@@ -417,9 +417,22 @@ def png(rgba, compact=True):
     """Encode pixels as PNG: a palette PNG (``compact``: a fifth of the bytes, for the HTML
     book), or a fast plain PNG for a live frame (half the time of PIL's encoder)."""
     if compact:
-        image = Image.fromarray(np.ascontiguousarray(rgba[:, :, :3]), "RGB")
+        rgb = np.ascontiguousarray(rgba[:, :, :3])
+        quantized = Image.fromarray(rgb, "RGB").quantize(PALETTE_COLORS,
+                                                         method=Image.Quantize.FASTOCTREE)
+        # the quantizer gives white the mean of its bucket, (251, 250, 250) say: the picture's
+        # background then shows as a faint box on the white page (and on the dark one, after
+        # dark_palette). The palette entry of white (one entry: the quantizer maps equal
+        # colours alike), found at a corner of the background, is set back to white.
+        height, width, _ = rgb.shape
+        corners = [(x, y) for y in (0, height - 1) for x in (0, width - 1)]
+        white = [(x, y) for x, y in corners if (rgb[y, x] == 255).all()]
+        if white:
+            palette = np.array(quantized.getpalette(), dtype=np.uint8).reshape(-1, 3)
+            palette[quantized.getpixel(white[0])] = 255
+            quantized.putpalette(palette.tobytes())
         buffer = io.BytesIO()
-        image.quantize(PALETTE_COLORS, method=Image.Quantize.FASTOCTREE).save(buffer, "png")
+        quantized.save(buffer, "png")
         return buffer.getvalue()
     height, width, _ = rgba.shape
     rows = np.empty((height, 1 + 4 * width), np.uint8)

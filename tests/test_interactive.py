@@ -332,6 +332,23 @@ def test_figure_png_is_a_compact_png():
     assert image.size == (640 * DENSITY, 360 * DENSITY)
 
 
+def test_compact_png_keeps_the_white_background_exact():
+    """The quantizer put white into a bucket with light tints and gave it their mean colour:
+    a faint box around the figure on the page, in light and in dark mode."""
+    from matplotlib.colors import LinearSegmentedColormap
+
+    fig, ax = new_figure()
+    tints = LinearSegmentedColormap.from_list("tints", ["silver", "white", COLORS["score"]])
+    ax.imshow(np.linspace(-1, 1, 400).reshape(20, 20), cmap=tints)
+    png = figure_png(fig)
+    light = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+    dark = np.asarray(Image.open(io.BytesIO(dark_png(png))).convert("RGB"))
+    background = tuple(int(DARK_BACKGROUND[i:i + 2], 16) for i in (1, 3, 5))
+    for corner in [(0, 0), (0, -1), (-1, 0), (-1, -1)]:
+        assert tuple(light[corner]) == (255, 255, 255)
+        assert tuple(dark[corner]) == background
+
+
 @pytest.mark.parametrize("x, digits, text", [
     (13.938, 2, "13,94"), (98304, 0, "98\u202f304"), (-1.4142, 3, "−1,414"),
     (64_000_000, 0, "64\u202f000\u202f000"), (0.5, 1, "0,5"), (float("inf"), 2, "∞"),

@@ -8,7 +8,7 @@ page's prose may break a line after a one-letter word, inside a number or before
 
 import pytest
 from czech_support import BREAKS, breakable_spaces, strip_html_fast
-from czech_typography import NBSP, NNBSP, typeset, typeset_document
+from czech_typography import NBSP, NNBSP, keep_punctuation_with_math, typeset, typeset_document
 from docutils import nodes
 from docutils.frontend import get_default_settings
 from docutils.parsers.rst import Parser
@@ -81,6 +81,16 @@ Dotaz a klíč se porovnají ``a s`` :math:`a s b` v matici.
 
 Odkaz `a s tím <https://example.org/a%20s>`_ a konec.
 """
+
+
+def test_punctuation_stays_with_the_formula_before_it():
+    document = parse("Skóre :math:`s_i`, váhy :math:`a_i`. A :math:`o` bez čárky\n")
+    assert keep_punctuation_with_math(document) == 2
+    groups = list(document.findall(nodes.inline))
+    assert [g.astext() for g in groups] == ["s_i,", "a_i."]
+    assert all(g["classes"] == ["ac-nowrap"] for g in groups)
+    assert document.astext().replace(NBSP, " ") == "Skóre s_i, váhy a_i. A o bez čárky"
+    assert keep_punctuation_with_math(document) == 0  # idempotent
 
 
 def test_prose_and_headings_change_code_and_math_do_not():

@@ -87,4 +87,6 @@ def setup(app):
     app.connect("html-page-context", offer_notebook, priority=400)
     # after every extension has added its scripts for the page
     app.connect("html-page-context", clean_scripts, priority=900)
+    app.setup_extension("book_pdf")  # the whole-book PDF and the link to it
+    app.setup_extension("link_previews")  # Open Graph tags for the hosted book
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -124,11 +124,14 @@ def czech_letter(text):
 
 
 def czech_index(entries, symbols):
-    """Sphinx's (letter, entries) groups regrouped by the Czech alphabet."""
+    """Sphinx's (letter, entries) groups regrouped by the Czech alphabet; the subentries of
+    each entry ("definice", "chyba: …") in Czech order too."""
     flat = sorted((entry for _letter, group in entries for entry in group),
                   key=lambda entry: czech_key(entry[0]))
     groups = []
     for entry in flat:
+        _links, subitems, *_rest = entry[1]
+        subitems.sort(key=lambda subitem: czech_key(subitem[0]))
         letter = czech_letter(entry[0]) or symbols
         if groups and groups[-1][0] == letter:
             groups[-1][1].append(entry)
@@ -138,12 +141,23 @@ def czech_index(entries, symbols):
     return sorted(groups, key=lambda group: group[0] != symbols)
 
 
+def czech_typeset_index(groups):
+    """Czech typography in the index's entries and subentries ("přechod v obyčejný slovník"):
+    they are text of the template, not of a page, so the transform never sees them."""
+    from czech_typography import typeset
+
+    return [(letter, [(typeset(name),
+                       (links, [(typeset(sub), sublinks) for sub, sublinks in subitems], *rest))
+                      for name, (links, subitems, *rest) in entries])
+            for letter, entries in groups]
+
+
 def czech_genindex(app, pagename, templatename, context, doctree):
     if pagename != "genindex" or "genindexentries" not in context:
         return
     from sphinx.locale import _
 
-    groups = czech_index(context["genindexentries"], _("Symbols"))
+    groups = czech_typeset_index(czech_index(context["genindexentries"], _("Symbols")))
     context["genindexentries"] = groups
     context["genindexcounts"] = [sum(1 + len(subitems) for _, (_, subitems, _) in entries)
                                  for _letter, entries in groups]

@@ -9,7 +9,10 @@ In the prose of every page, and only there, a line may not break
 - between a number and its unit or the per cent sign (``0,1 nat``, ``30 %``, ``8 MB``);
   the degree of an angle is written without a space (``30°``, but ``30 °C``);
 - after an abbreviation that precedes a number (``č. 5``, ``obr. 3``), between a day and its
-  month (``1. ledna``), and before a dash (``slovo – slovo``: the dash never starts a line).
+  month (``1. ledna``), and before a dash (``slovo – slovo``: the dash never starts a line);
+- between an inline formula and the punctuation after it (``$x$,``): the formula and the
+  mark are wrapped in one ``<span class="ac-nowrap">`` (a browser may otherwise start a line
+  with the comma, since MathJax's formula is a box of its own).
 
 Prose means the text of paragraphs, headings, list items, captions, admonitions and text
 glued into them: never code (inline or blocks), math, raw HTML, attributes (alt text, links)
@@ -186,6 +189,35 @@ def typeset_document(document):
     return changed
 
 
+#: Punctuation that must not start a line after an inline formula.
+_CLOSING = re.compile(r"^[,.;:!?)\]“‘…]+")
+
+NOWRAP = "ac-nowrap"
+
+
+def keep_punctuation_with_math(document):
+    """Wrap each inline formula and the punctuation right after it in one no-wrap span;
+    return how many were wrapped."""
+    wrapped = 0
+    for math in list(document.findall(nodes.math)):
+        parent = math.parent
+        if parent is None or NOWRAP in parent.get("classes", []) or _inside_skipped(math):
+            continue
+        index = parent.index(math)
+        after = parent.children[index + 1] if index + 1 < len(parent.children) else None
+        mark = _CLOSING.match(str(after)) if isinstance(after, nodes.Text) else None
+        if not mark:
+            continue
+        rest = str(after)[mark.end():]
+        group = nodes.inline(classes=[NOWRAP])
+        parent.children[index:index + 2] = [group] + ([nodes.Text(rest)] if rest else [])
+        for child in parent.children[index:index + 2]:
+            child.parent = parent
+        group += [math, nodes.Text(mark.group())]
+        wrapped += 1
+    return wrapped
+
+
 class CzechTypography(SphinxTransform):
     """At read time: headings (and so the tables of contents) and the prose."""
 
@@ -206,6 +238,7 @@ class CzechTypographyLate(SphinxPostTransform):
     def run(self, **kwargs):
         if self.config.language == "cs":
             typeset_document(self.document)
+            keep_punctuation_with_math(self.document)
 
 
 def setup(app):

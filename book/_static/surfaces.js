@@ -1,0 +1,143 @@
+/* The book wherever its readers are (see surfaces.css): table cells that hold numbers,
+ * keyboard access to formulas that scroll, and a page that prints well.
+ *
+ * 0. A table cell that holds a number (or a vector of numbers) gets the class book-number,
+ *    which keeps it on one line.
+ * 1. A display formula wider than the column scrolls in its own box; such a box gets a tab
+ *    stop so it can be scrolled from the keyboard (the theme does the same for code, outputs
+ *    and tables, not for MathJax's boxes).
+ * 2. Before printing: a page in dark mode switches to light (paper is white), every slider
+ *    goes back to its start value (the figure and readout the chapter opens with), and a
+ *    formula or table still wider than the paper's column is scaled down to fit instead of
+ *    being cut. After printing everything is put back.
+ *    The whole-book PDF (book/_ext/book_pdf.py) calls window.bookPrint.prepare() itself.
+ */
+(function () {
+  "use strict";
+
+  function displayFormulas() {
+    return document.querySelectorAll('mjx-container[jax="CHTML"][display="true"]');
+  }
+
+  function addTabStops() {
+    displayFormulas().forEach(function (box) {
+      if (box.scrollWidth > box.clientWidth + 1) {
+        box.tabIndex = 0;
+        box.setAttribute("role", "region");
+        if (!box.hasAttribute("aria-label")) box.setAttribute("aria-label", "vzorec");
+      } else if (box.getAttribute("role") === "region") {
+        box.removeAttribute("tabindex");
+        box.removeAttribute("role");
+        box.removeAttribute("aria-label");
+      }
+    });
+  }
+
+  function whenTypeset(callback) {
+    var mj = window.MathJax;
+    if (mj && mj.startup && mj.startup.promise) {
+      mj.startup.promise.then(callback);
+    } else {
+      window.addEventListener("load", function () {
+        var later = window.MathJax;
+        if (later && later.startup && later.startup.promise) later.startup.promise.then(callback);
+        else callback();
+      });
+    }
+  }
+
+  /* A cell is "a number" when it holds only digits and what numbers are written with:
+   * signs, separators, brackets of a vector, ±, ×, %, and at most a short unit. */
+  var NUMBER = /^[\s\u00a0\u202f]*[−+\-–±(\[]?[\d\s\u00a0\u202f,.;:()\[\]−+\-–±×%\/·=≈<>…]*\d[\d\s\u00a0\u202f,.;:()\[\]−+\-–±×%\/·=≈<>…]*([\s\u00a0\u202f]*[A-Za-zμ]{1,3})?[\s\u00a0\u202f]*$/;
+
+  function markNumbers() {
+    document.querySelectorAll(".bd-article td").forEach(function (cell) {
+      if (NUMBER.test(cell.textContent)) cell.classList.add("book-number");
+    });
+  }
+
+  var resizeTimer = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(addTabStops, 200);
+  });
+  function start() {
+    markNumbers();
+    whenTypeset(addTabStops);
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+
+  /* ---- print ---- */
+
+  var undo = [];
+
+  function setSlider(input, value) {
+    if (input.value === value) return;
+    input.value = value;
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+
+  /* The column on A4 paper with the page margins of surfaces.css: 210 mm - 2 x 14 mm. */
+  var PAPER_COLUMN = 182 / 25.4 * 96;
+
+  /* The width ``element`` may take on paper. Laid out for print (the PDF emulates print
+   * media before it calls prepare), that is the width of its column; from the browser's
+   * print dialog the page is still laid out for the screen, so the paper's column less the
+   * insets of the box around it (an admonition's padding) is the best estimate. */
+  function paperWidth(element) {
+    var article = element.closest("article") || document.body;
+    var box = element.parentElement.closest(".admonition, .exercise, .solution, .proof, li") ||
+      article;
+    if (window.matchMedia("print").matches) return box.clientWidth;
+    return PAPER_COLUMN - Math.max(0, article.clientWidth - box.clientWidth);
+  }
+
+  function fitWidth(element) {
+    var needed = element.scrollWidth;
+    var available = paperWidth(element);
+    if (needed > available + 1 && available > 0) {
+      var previous = element.style.zoom;
+      element.style.zoom = String(Math.max(0.5, available / needed));
+      undo.push(function () { element.style.zoom = previous; });
+    }
+  }
+
+  function prepare() {
+    if (undo.length) return;  // already prepared
+    var root = document.documentElement;
+    if (root.dataset.theme === "dark") {  // paper is light: print a dark page in light mode
+      root.dataset.theme = "light";
+      undo.push(function () { root.dataset.theme = "dark"; });
+    }
+    document.querySelectorAll(".ac-explore input[type=range]").forEach(function (input) {
+      var now = input.value;
+      var start = input.defaultValue;  // the value attribute: the slider's start value
+      setSlider(input, start);
+      undo.push(function () { setSlider(input, now); });
+    });
+    displayFormulas().forEach(function (box) {
+      var math = box.querySelector("mjx-math") || box;
+      var previous = box.style.zoom;
+      var available = paperWidth(box);
+      var needed = math.getBoundingClientRect().width / (Number(previous) || 1);
+      if (needed > available + 1) {
+        box.style.zoom = String(Math.max(0.5, available / needed));
+        undo.push(function () { box.style.zoom = previous; });
+      }
+    });
+    document.querySelectorAll(".bd-article table").forEach(fitWidth);
+    undo.push(function () {});  // marks "prepared" even on a page with nothing to undo
+  }
+
+  function restore() {
+    while (undo.length) undo.pop()();
+  }
+
+  window.bookPrint = { prepare: prepare, restore: restore };
+  window.addEventListener("beforeprint", prepare);
+  window.addEventListener("afterprint", restore);
+})();
