@@ -341,8 +341,8 @@ def test_compact_png_keeps_the_white_background_exact():
     tints = LinearSegmentedColormap.from_list("tints", ["silver", "white", COLORS["score"]])
     ax.imshow(np.linspace(-1, 1, 400).reshape(20, 20), cmap=tints)
     png = figure_png(fig)
-    light = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
-    dark = np.asarray(Image.open(io.BytesIO(dark_png(png))).convert("RGB"))
+    light = np.asarray(PILImage.open(io.BytesIO(png)).convert("RGB"))
+    dark = np.asarray(PILImage.open(io.BytesIO(dark_png(png))).convert("RGB"))
     background = tuple(int(DARK_BACKGROUND[i:i + 2], 16) for i in (1, 3, 5))
     for corner in [(0, 0), (0, -1), (-1, 0), (-1, -1)]:
         assert tuple(light[corner]) == (255, 255, 255)
