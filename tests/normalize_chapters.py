@@ -10,8 +10,8 @@ has been run. What it does to a chapter, and why:
 1. **Formulas in JupyterLab.** jupyterlab-myst typesets with KaTeX and reads math macros
    only from a MyST front matter at the top of the notebook's first Markdown cell. So the
    first cell holds ``math:`` with the book's term macros (``\\dotaz`` ... ``\\vystup``),
-   generated from the same source as the HTML book's (``attention_core.style`` when it
-   offers ``myst_math_frontmatter``, else ``book/_config.yml``). The cell is tagged
+   generated from the same source as the HTML book's
+   (``attention_core.style.myst_math_frontmatter``). The cell is tagged
    ``remove-cell``: the HTML book does not show it (myst-nb skips such cells).
 2. **Folded code in JupyterLab, as in the HTML book.** A code cell tagged ``hide-input``,
    and every code cell of a solution (between ``solution-start`` and ``solution-end``),
@@ -40,8 +40,10 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # attention_core
 
-from chapters import BOOK, chapter_paths  # noqa: E402
+from attention_core.style import myst_math_frontmatter  # noqa: E402
+from chapters import chapter_paths  # noqa: E402
 
 #: Tags that hide (or remove) a code cell's source in the HTML book.
 SOURCE_TAGS = {"hide-input", "remove-input", "hide-cell", "remove-cell"}
@@ -68,14 +70,7 @@ def math_macros():
     of a colour is doubled (``\\color{##B84F00}``); with one ``#`` jupyterlab-myst shows
     the formula as an error.
     """
-    try:
-        from attention_core.style import myst_math_frontmatter
-    except ImportError:
-        config = yaml.safe_load((BOOK / "_config.yml").read_text(encoding="utf-8"))
-        macros = config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
-        bodies = {"\\" + name: body for name, (body, _args) in macros.items()}
-    else:
-        bodies = dict(myst_math_frontmatter())
+    bodies = dict(myst_math_frontmatter())
     return {name: re.sub(r"(?<!#)#([0-9A-Fa-f]{6})(?![0-9A-Fa-f])", r"##\1", body)
             for name, body in bodies.items()}
 
