@@ -46,7 +46,14 @@ from chapters import BOOK, chapter_paths
 pytestmark = pytest.mark.browser
 
 #: Issue 14: from the click on Run All to a new figure under the first slider (seconds).
-FIRST_SLIDER_SECONDS = 6.0
+#: Measured here 3,0-5,4 s per chapter (2 cores); before the sliders switched frames in the
+#: browser, 13-16 s for chapters 2 and 4. Wall-clock time on a shared machine, so the limit
+#: leaves room for a busy one.
+FIRST_SLIDER_SECONDS = 10.0
+
+#: From the first slider's appearance to a new figure under it: the slider is not frozen
+#: while the rest of the chapter runs (measured 0,6-2,3 s; 11 s before, chapter 4).
+FROZEN_SECONDS = 4.0
 
 #: Text that must not show in rendered Markdown: MyST directive and role syntax left raw,
 #: and the book's term macros (KaTeX shows a formula it cannot typeset as its source).
@@ -286,16 +293,19 @@ def check_chapter(page, path, plan):
     if plan and plan[0]:
         # the first slider, moved as soon as it is there, while the rest of the chapter runs
         views.first.wait_for(timeout=300_000)
-        facts["first slider shown after"] = f"{time.monotonic() - clicked:.1f} s"
+        shown = time.monotonic()
+        facts["first slider shown after"] = f"{shown - clicked:.1f} s"
         problems += move_slider(page, views.first, plan[0][0], f"explorer 1, slider "
                                 f"{plan[0][0]['slider'] + 1}", timeout=120_000)
         seconds = plan[0][0].get("seconds")
         if seconds is not None:
-            seconds -= clicked
-            facts["first slider moved after"] = f"{seconds:.1f} s"
-            if seconds > FIRST_SLIDER_SECONDS:
-                problems.append(f"the first slider changed its figure {seconds:.1f} s after "
-                                f"Run All (at most {FIRST_SLIDER_SECONDS:.0f} s)")
+            facts["first slider moved after"] = f"{seconds - clicked:.1f} s"
+            if seconds - clicked > FIRST_SLIDER_SECONDS:
+                problems.append(f"the first slider changed its figure {seconds - clicked:.1f} s "
+                                f"after Run All (at most {FIRST_SLIDER_SECONDS:.0f} s)")
+            if seconds - shown > FROZEN_SECONDS:
+                problems.append(f"the first slider changed its figure {seconds - shown:.1f} s "
+                                f"after it appeared (at most {FROZEN_SECONDS:.0f} s)")
     # every code cell ran: no prompt left at "[*]" (running/queued) or "[ ]" (not run)
     expect(panel.locator(".jp-CodeCell .jp-InputPrompt", has_text="[*]")).to_have_count(
         0, timeout=300_000)
