@@ -4,6 +4,7 @@ Shared by the notebook tests and the benchmarks; not a test module itself.
 """
 
 import json
+import re
 from pathlib import Path
 
 import jupytext
@@ -43,6 +44,18 @@ for _k, _ex in enumerate(_explorers()):
         _control.value = _before[2]
 print("SLIDER_REPORT " + _json.dumps(_report))
 '''
+
+
+def sphinx_warnings(log):
+    """The lines of a build log that are Sphinx's or myst-nb's warnings and errors
+    ("file:line: WARNING: ...", "WARNING: ...", with a space after the colon).
+
+    Not counted: what a notebook's kernel, whose standard error the build shares, logs
+    about itself, e.g. "[IPKernelApp] WARNING | Kernel is running over TCP" or, from
+    Python's logging in the kernel when its sockets close, "ERROR:tornado.general:Uncaught
+    exception in ZMQStream callback" (seen once in CI, in a build whose pages were right).
+    """
+    return [line for line in log.splitlines() if re.search(r"\b(WARNING|ERROR|CRITICAL): ", line)]
 
 
 def chapter_paths():

@@ -5,13 +5,12 @@ module itself."""
 import atexit
 import functools
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
-from chapters import BOOK, ROOT
+from chapters import BOOK, ROOT, sphinx_warnings
 
 FIXTURES = ROOT / "tests" / "fixtures"
 
@@ -42,6 +41,6 @@ def build_fixture_book():
                             capture_output=True, text=True, cwd=ROOT, timeout=600, env=env)
     log = result.stdout + result.stderr
     assert result.returncode == 0, log[-6000:]
-    warnings = [line for line in log.splitlines() if re.search(r"(WARNING|ERROR):", line)]
+    warnings = sphinx_warnings(log)
     assert not warnings, "\n".join(warnings)
     return source / "_build" / "html"

@@ -1,15 +1,13 @@
 """Layer 3: the strict build of the whole book succeeds with no warnings."""
 
-import re
+from chapters import sphinx_warnings
 
 
 def test_strict_build_has_no_warnings(strict_build):
     result, html = strict_build
     log = result.stdout + result.stderr
     assert result.returncode == 0, log[-6000:]
-    # Sphinx's and myst-nb's warnings ("file: WARNING: ..."); the kernel's own log line
-    # "[IPKernelApp] WARNING | Kernel is running over TCP" is not about the book.
-    warnings = [line for line in log.splitlines() if re.search(r"(WARNING|ERROR):", line)]
+    warnings = sphinx_warnings(log)
     assert not warnings, "\n".join(warnings[:30])
     assert (html / "index.html").exists()
 
