@@ -12,6 +12,7 @@ in a figure to a symbol in a formula, in either mode.
 
 import html
 import math
+import re
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -75,6 +76,20 @@ PALETTE = ["#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D
 FIGSIZE = (6.4, 3.6)
 
 _THIN_SPACE = "\u202f"  # narrow no-break space: the Czech thousands separator
+
+#: A one-letter preposition or conjunction and the space after it (ČSN 01 6910: no line
+#: ends with one of them).
+_ONE_LETTER_WORD = re.compile(r"(?<!\w)([KkSsVvZzOoUuAaIi]) ")
+
+
+def keep_one_letter_words(text):
+    """Czech text with a no-break space after each one-letter preposition or conjunction.
+
+    The book's Sphinx extension does this for the prose; a table a chapter prints is an
+    output, which it does not touch, so :func:`table` does it itself (a header such as
+    "s chybou" otherwise breaks after the "s" in a narrow column or on paper).
+    """
+    return _ONE_LETTER_WORD.sub("\\1\u00a0", text)
 
 
 def term_class(term):
@@ -233,7 +248,7 @@ def table(header, rows, colors=None, digits=3):
         elif isinstance(content, float):
             text = cz(content, digits)
         else:
-            text = html.escape(str(content))
+            text = html.escape(keep_one_letter_words(str(content)))
         style = "text-align:right;padding:0.2em 0.7em"
         term_attribute = ""
         if j in colors and tag == "th":

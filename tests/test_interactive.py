@@ -362,6 +362,10 @@ def test_czech_tick_labels_and_table():
     assert [formatter(x, 0) for x in (2.5, 3.0, -0.25)] == ["2,5", "3", "−0,25"]
     rendered = table(["i", "skóre"], [[1, 1.41421]], colors={1: COLORS["score"]}).data
     assert "1,414" in rendered and COLORS["score"] in rendered and ">1<" in rendered
+    # a header and a text cell keep a one-letter word with the next one (ČSN 01 6910)
+    rendered = table(["s chybou", "i"], [["změna vah hlavy 1 po změně složek a vah", 2]]).data
+    assert "s\u00a0chybou" in rendered and "složek a\u00a0vah" in rendered
+    assert ">i<" in rendered and "hlavy 1 po" in rendered
 
 
 @pytest.mark.parametrize("x, digits, text", [
