@@ -60,6 +60,17 @@ VARIANTS = [(kind, {}) for kind in KINDS] + [
 ]
 
 
+def central_difference(model, examples, p, index, h):
+    """(L(p + h) - L(p - h)) / 2h for one entry of the parameter array ``p`` (restored)."""
+    old = p[index]
+    p[index] = old + h
+    up = model.loss_and_gradients(examples)[0]
+    p[index] = old - h
+    down = model.loss_and_gradients(examples)[0]
+    p[index] = old
+    return (up - down) / (2 * h)
+
+
 @pytest.mark.parametrize(("kind", "options"), VARIANTS,
                          ids=[f"{kind}-{options}" for kind, options in VARIANTS])
 def test_gradients_of_every_parameter_match_central_differences(kind, options):
@@ -71,13 +82,7 @@ def test_gradients_of_every_parameter_match_central_differences(kind, options):
     for name, p in model.params.items():
         numeric = np.zeros_like(p)
         for index in np.ndindex(p.shape):
-            old = p[index]
-            p[index] = old + h
-            up = model.loss_and_gradients(ex)[0]
-            p[index] = old - h
-            down = model.loss_and_gradients(ex)[0]
-            p[index] = old
-            numeric[index] = (up - down) / (2 * h)
+            numeric[index] = central_difference(model, ex, p, index, h)
         error = np.abs(numeric - grads[name]).max() / np.abs(numeric).max()
         assert error < 1e-6, f"{kind} {options} {name}: relative error {error:.2e}"
 
@@ -93,13 +98,7 @@ def test_gradients_through_a_saturated_softmax_match_central_differences():
     for name in ("W_Q", "W_K"):
         p = model.params[name]
         for index in zip(*(rng.integers(0, n, 40) for n in p.shape)):
-            old = p[index]
-            p[index] = old + h
-            up = model.loss_and_gradients(ex)[0]
-            p[index] = old - h
-            down = model.loss_and_gradients(ex)[0]
-            p[index] = old
-            numeric = (up - down) / (2 * h)
+            numeric = central_difference(model, ex, p, index, h)
             assert abs(numeric - grads[name][index]) <= 1e-6 * max(1.0, abs(numeric)), name
 
 
