@@ -47,7 +47,7 @@ from ipywidgets.widgets.widget_string import HTMLStyle
 from matplotlib.figure import Figure
 
 from . import figures
-from .style import cz
+from .style import cz, keep_one_letter_words
 
 #: The most figures one ``explore`` call may pre-render (all combinations of its sliders).
 MAX_FRAMES = 120
@@ -324,10 +324,14 @@ class Explorer:
         return {name: spec.values[i] for (name, spec), i in zip(self.specs.items(), indices)}
 
     def alt_text(self, indices):
+        """The caption (and alt text) of one combination of grid indices, with Czech
+        no-break spaces after one-letter words (it is an output: the book's typography
+        transform does not reach it)."""
         if indices in self._alts:
             return self._alts[indices]
         values = self.values(indices)
-        return str(self._alt(**values) if callable(self._alt) else self._alt)
+        return keep_one_letter_words(
+            str(self._alt(**values) if callable(self._alt) else self._alt))
 
     def frame(self, indices):
         """``(png_bytes, alt_text)`` of the live figure at one combination of grid indices.

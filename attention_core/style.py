@@ -85,9 +85,10 @@ _ONE_LETTER_WORD = re.compile(r"(?<!\w)([KkSsVvZzOoUuAaIi]) ")
 def keep_one_letter_words(text):
     """Czech text with a no-break space after each one-letter preposition or conjunction.
 
-    The book's Sphinx extension does this for the prose; a table a chapter prints is an
-    output, which it does not touch, so :func:`table` does it itself (a header such as
-    "s chybou" otherwise breaks after the "s" in a narrow column or on paper).
+    The book's Sphinx extension does this for the prose; a table a chapter prints and a
+    slider's caption are outputs, which it does not touch, so :func:`table` and
+    ``interactive.Explorer.alt_text`` do it themselves (a header such as "s chybou"
+    otherwise breaks after the "s" in a narrow column or on paper).
     """
     return _ONE_LETTER_WORD.sub("\\1\u00a0", text)
 

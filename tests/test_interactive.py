@@ -305,8 +305,17 @@ def test_identical_frames_are_stored_once():
 
 
 def test_alt_text_is_escaped():
-    ex = explore(draw_bars, alt='a <b> & "c"', height=[1.0, 2.0])
-    assert html.escape('a <b> & "c"') in ex.static_html()
+    ex = explore(draw_bars, alt='x <b> & "c"', height=[1.0, 2.0])
+    assert html.escape('x <b> & "c"') in ex.static_html()
+
+
+def test_captions_keep_one_letter_words_with_the_next():
+    """Captions are outputs, which the book's typography transform does not reach."""
+    ex = explore(draw_bars, alt=lambda height: f"sloupec s výškou {height} a šířkou 1",
+                 height=[1.0, 2.0])
+    assert ex.alt_text((0,)) == "sloupec s\u00a0výškou 1.0 a\u00a0šířkou 1"
+    assert ex.caption.value == ex.alt_text((0,))
+    assert "s\u00a0výškou 2.0" in ex.static_html()  # the page's list of the captions
 
 
 @pytest.mark.parametrize("make, match", [
