@@ -13,7 +13,7 @@ file browser and checks, as a reader would see it:
   outputs of every solution's code cell (``normalize_chapters.folding``);
 - Run → Run All Cells runs every cell without an error; the first slider, moved with the
   keyboard as soon as it appears, shows a new figure within ``FIRST_SLIDER_SECONDS`` of the
-  click on Run All (the time is printed);
+  click on Run All and within ``FROZEN_SECONDS`` of its appearance (the times are printed);
 - no raw MyST in the rendered Markdown (directive and role syntax, the term macros): every
   Markdown cell is scrolled into view, so that JupyterLab renders it, and its text read;
 - every slider moved with the keyboard shows the readout and the caption that the same
@@ -45,11 +45,13 @@ from chapters import BOOK, chapter_paths
 
 pytestmark = pytest.mark.browser
 
-#: Issue 14: from the click on Run All to a new figure under the first slider (seconds).
-#: Measured here 3,0-5,4 s per chapter (2 cores); before the sliders switched frames in the
-#: browser, 13-16 s for chapters 2 and 4. Wall-clock time on a shared machine, so the limit
-#: leaves room for a busy one.
-FIRST_SLIDER_SECONDS = 10.0
+#: Issue 14: from the click on Run All to a new figure under the first slider (seconds):
+#: 6 s for the chapters the issue tried (1, 2 and 5; measured here 3,4 / 4,3 / 3,9 s, and
+#: 16-19 s for chapter 1 before), 10 s for the others (measured 3,0-5,4 s; wall-clock time on
+#: a shared machine, and their first slider comes later in the chapter).
+FIRST_SLIDER_SECONDS = {"01_mekky_slovnik.md": 6.0, "02_uloha_one_hot.md": 6.0,
+                        "05_sebepozornost.md": 6.0}
+OTHER_FIRST_SLIDER_SECONDS = 10.0
 
 #: From the first slider's appearance to a new figure under it: the slider is not frozen
 #: while the rest of the chapter runs (measured 0,6-2,3 s; 11 s before, chapter 4).
@@ -300,9 +302,10 @@ def check_chapter(page, path, plan):
         seconds = plan[0][0].get("seconds")
         if seconds is not None:
             facts["first slider moved after"] = f"{seconds - clicked:.1f} s"
-            if seconds - clicked > FIRST_SLIDER_SECONDS:
+            limit = FIRST_SLIDER_SECONDS.get(path.name, OTHER_FIRST_SLIDER_SECONDS)
+            if seconds - clicked > limit:
                 problems.append(f"the first slider changed its figure {seconds - clicked:.1f} s "
-                                f"after Run All (at most {FIRST_SLIDER_SECONDS:.0f} s)")
+                                f"after Run All (at most {limit:.0f} s)")
             if seconds - shown > FROZEN_SECONDS:
                 problems.append(f"the first slider changed its figure {seconds - shown:.1f} s "
                                 f"after it appeared (at most {FROZEN_SECONDS:.0f} s)")
