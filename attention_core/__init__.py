@@ -1,15 +1,15 @@
 """attention_core: the one NumPy implementation of attention that every chapter imports.
 
-Names follow the symbols of the source document (see ``shared/docs/design.md``):
-chapter 1 ``softmax``, ``scores``, ``attention_weights``, ``attention``; chapter 4
-``softmax_jacobian``; chapter 5 ``self_attention``; chapter 6 ``multi_head_attention``;
-chapter 7 ``additive_*``. Sliders live in ``attention_core.interactive``, the plot style
-in ``attention_core.style``.
+The mathematics only, depending on NumPy alone. Names follow the symbols of the source
+document (see ``shared/docs/design.md``): chapter 1 ``softmax``, ``scores``,
+``attention_weights``, ``attention``; chapter 4 ``softmax_jacobian``; chapter 5
+``self_attention``; chapter 6 ``multi_head_attention``; chapter 7 ``additive_*``. How the
+book shows it (sliders, figures, plot style, Czech numbers) is the separate package
+``attention_display``.
 """
 
 from .additive import additive_attention, additive_scores, additive_weights
 from .dot_product import attention, attention_backward, attention_weights, scores
-from .interactive import show_figures_as_png
 from .multi_head import multi_head_attention
 from .self_attention import self_attention, self_attention_weights
 from .softmax import log_softmax, softmax, softmax_backward, softmax_jacobian
@@ -30,5 +30,3 @@ __all__ = [
     "softmax_backward",
     "softmax_jacobian",
 ]
-
-show_figures_as_png()

@@ -1,6 +1,7 @@
-"""Timing on this machine, for the chapters that measure (chapters 6 and 7)."""
+"""Timing on this machine, for the chapters that measure (chapters 2, 4, 5, 6 and 7)."""
 
 import time
+from contextlib import contextmanager
 
 
 def cpu_time(func, repeats=3, at_least=0.005):
@@ -22,3 +23,20 @@ def cpu_time(func, repeats=3, at_least=0.005):
             func()
         best = min(best, (time.process_time() - start) / calls)
     return best
+
+
+@contextmanager
+def one_thread():
+    """Run NumPy's matrix products on one thread inside the ``with`` block.
+
+    The chapters time one thread, so that CPU time measures the work itself. The limit is
+    set through ``threadpoolctl`` where it is installed (the book's build, most Jupyter
+    installations); without it the block runs as it is, and yields False instead of True.
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield False
+        return
+    with threadpool_limits(limits=1):
+        yield True

@@ -9,7 +9,7 @@ not seen before: ``Explorer.frame`` with that frame dropped from its cache, i.e.
 ``draw(**values)``, drawn by the explore's ``figures.Painter`` (first layout reused, each
 unchanged axis pasted) at 2 pixels per CSS pixel, and its PNG. (Meanwhile the browser shows
 the nearest frame drawn so far; a frame already drawn it shows at once, without the kernel,
-see ``attention_core.interactive``.) The same moves are then replayed with the live slider
+see ``attention_display.interactive``.) The same moves are then replayed with the live slider
 widgets, from the cache: the kernel's part of a move to a drawn frame. And for each explore:
 how long after it is shown the background thread has drawn the start's neighbours (one step
 on each slider), the frames a reader's first move reaches.
@@ -73,7 +73,7 @@ def run_chapter(path):
     import jupytext
     from IPython.core.interactiveshell import InteractiveShell
 
-    from attention_core.interactive import explorers
+    from attention_display.interactive import explorers
 
     shell = InteractiveShell.instance()
     shell.reset(new_session=False)
@@ -101,7 +101,7 @@ def time_moves(explorer, index):
     The frames made stay in the explorer's cache, so that :func:`time_cached_moves` can
     replay the same moves from it.
     """
-    from attention_core.interactive import wait_for_frames
+    from attention_display.interactive import wait_for_frames
 
     spec = list(explorer.specs.values())[index]
     start = list(explorer._start())
@@ -125,7 +125,7 @@ def time_cached_moves(explorer, index):
     already): the frame is kept, so the move only puts its Image widget in place and asks
     the background thread for its neighbours (drawn between the moves, not timed).
     """
-    from attention_core.interactive import wait_for_frames
+    from attention_display.interactive import wait_for_frames
 
     name, spec = list(explorer.specs.items())[index]
     control = explorer.sliders[name]
@@ -144,7 +144,7 @@ def time_cached_moves(explorer, index):
 def time_neighbours(explorer):
     """Wall-clock seconds from showing the explore (its widget built, the start frame drawn
     already) until the background thread has drawn the start's neighbours; their count."""
-    from attention_core.interactive import wait_for_frames
+    from attention_display.interactive import wait_for_frames
 
     t0 = time.perf_counter()
     explorer.widget  # noqa: B018 - built as when the cell's output is shown
@@ -164,8 +164,8 @@ def floor_move():
     drawn the plain way at 2 pixels per CSS pixel, encoded like a live frame."""
     import numpy as np
 
-    from attention_core import figures
-    from attention_core.style import new_figure
+    from attention_display import figures
+    from attention_display.style import new_figure
 
     x = np.linspace(0, 1, 50)
     fig, ax = new_figure()
@@ -274,7 +274,7 @@ def main(argv):
 
 def count_panels(explorer):
     """The panels of the explore's figure (colorbars and twin axes are not panels)."""
-    from attention_core import figures
+    from attention_display import figures
 
     return len(figures._panels(explorer._draw(**explorer.values(explorer._start()))))
 

@@ -146,8 +146,8 @@ def macro_colours(html_text):
     """The book's colour macros (``\\dotaz`` ...) from the page's MathJax configuration, and
     the colour each shows in light mode: a macro either colours directly (``\\color{#...}``)
     or wraps its argument in a term's class (``\\class{ac-term-query}``), which the book's
-    CSS colours with ``attention_core.style.TEXT_COLORS``."""
-    from attention_core.style import TEXT_COLORS
+    CSS colours with ``attention_display.style.TEXT_COLORS``."""
+    from attention_display.style import TEXT_COLORS
 
     found = dict(re.findall(r'"(\w+)": \["\{\\\\color\{##?([0-9A-Fa-f]{6})\}', html_text))
     for name, term in re.findall(r'"(\w+)": \["\{\\\\class\{ac-term-(\w+)\}', html_text):

@@ -21,7 +21,7 @@ SLIDER_PROBE = r'''
 import io as _io, json as _json
 import numpy as _np
 from PIL import Image as _Image
-from attention_core.interactive import explorers as _explorers
+from attention_display.interactive import explorers as _explorers
 
 def _ink(png):
     """Share of pixels that are not (nearly) white: 0 for a blank image."""

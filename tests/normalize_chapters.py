@@ -11,7 +11,7 @@ has been run. What it does to a chapter, and why:
    only from a MyST front matter at the top of the notebook's first Markdown cell. So the
    first cell holds ``math:`` with the book's term macros (``\\dotaz`` ... ``\\vystup``),
    generated from the same source as the HTML book's
-   (``attention_core.style.myst_math_frontmatter``). The cell is tagged
+   (``attention_display.style.myst_math_frontmatter``). The cell is tagged
    ``remove-cell``: the HTML book does not show it (myst-nb skips such cells).
 2. **Folded code in JupyterLab, as in the HTML book.** A code cell tagged ``hide-input``,
    and every code cell of a solution (between ``solution-start`` and ``solution-end``),
@@ -42,7 +42,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # attention_core
 
-from attention_core.style import myst_math_frontmatter  # noqa: E402
+from attention_display.style import myst_math_frontmatter  # noqa: E402
 from chapters import chapter_paths  # noqa: E402
 
 #: Tags that hide (or remove) a code cell's source in the HTML book.

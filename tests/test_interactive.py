@@ -13,7 +13,8 @@ import pytest
 from ipywidgets import HTML, Image, Stack
 from PIL import Image as PILImage
 
-from attention_core.figures import (
+from attention_core.timing import cpu_time
+from attention_display.figures import (
     COLUMN_WIDTH,
     CSS_PX_PER_INCH,
     DENSITY,
@@ -24,7 +25,7 @@ from attention_core.figures import (
     layout_for,
     relayout,
 )
-from attention_core.interactive import (
+from attention_display.interactive import (
     HTML_BOOK,
     MAX_FRAMES,
     PENDING,
@@ -34,7 +35,7 @@ from attention_core.interactive import (
     slider,
     wait_for_frames,
 )
-from attention_core.style import (
+from attention_display.style import (
     COLORS,
     DARK_BACKGROUND,
     DARK_TEXT_COLORS,
@@ -48,7 +49,6 @@ from attention_core.style import (
     table,
     term_css,
 )
-from attention_core.timing import cpu_time
 
 
 def draw_bars(height, color="weight"):

@@ -290,7 +290,7 @@ def check_chapter(page, path, plan):
 
     clicked = run_all_cells(page, panel, name)
     # an explore's widget: its sliders, the stacked frames and captions (the browser shows
-    # the frame and the caption of the sliders' values, attention_core.interactive)
+    # the frame and the caption of the sliders' values, attention_display.interactive)
     views = panel.locator(".jp-OutputArea-output .ac-live-explore")
     if plan and plan[0]:
         # the first slider, moved as soon as it is there, while the rest of the chapter runs

@@ -12,8 +12,8 @@ RUFF = [sys.executable, "-m", "ruff", "check", "--no-cache"]
 
 
 def test_python_code_passes_ruff():
-    result = subprocess.run(RUFF + ["attention_core", "tests", "benchmarks"], cwd=ROOT,
-                            capture_output=True, text=True)
+    result = subprocess.run(RUFF + ["attention_core", "attention_display", "tests", "benchmarks"],
+                            cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

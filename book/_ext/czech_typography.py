@@ -5,7 +5,7 @@ In the prose of every page, and only there, a line may not break
 - after a one-letter preposition or conjunction (k, s, v, z, o, u, a, i, in both cases):
   the space after it becomes a no-break space (U+00A0);
 - inside a number's thousands groups: ``1 024`` and ``20000`` become ``1 024`` and
-  ``20 000`` with a narrow no-break space (U+202F), as ``attention_core.style.cz`` writes them;
+  ``20 000`` with a narrow no-break space (U+202F), as ``attention_display.style.cz`` writes them;
 - between a number and its unit or the per cent sign (``0,1 nat``, ``30 %``, ``8 MB``);
   the degree of an angle is written without a space (``30°``, but ``30 °C``);
 - after an abbreviation that precedes a number (``č. 5``, ``obr. 3``), between a day and its

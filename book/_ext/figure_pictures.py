@@ -2,7 +2,7 @@
 light and dark, and the sliders' kernel-free view with all its frames.
 
 1. The build tells the chapters' kernels that they render for the HTML book: it sets
-   ``attention_core.interactive.HTML_BOOK`` in the environment, which the kernels myst-nb
+   ``attention_display.interactive.HTML_BOOK`` in the environment, which the kernels myst-nb
    starts inherit. Then a bare ``Figure`` is displayed with all its renderings (MIME type
    ``interactive.PICTURE_MIME``) besides its PNG, and an ``explore`` pre-renders its frames.
    In JupyterLab nothing of this happens: a figure is one PNG, a slider draws on demand.
@@ -14,7 +14,7 @@ light and dark, and the sliders' kernel-free view with all its frames.
    builders (LaTeX) keep the plain PNG. myst-nb finds renderer plugins through package
    entry points only; the book registers its one plugin by adding it to myst-nb's list.
 3. ``_static/attention-core.css``: the CSS of the sliders and pictures, shipped by
-   ``attention_core.interactive.CSS``.
+   ``attention_display.interactive.CSS``.
 """
 
 import hashlib
@@ -28,7 +28,7 @@ from pathlib import Path
 from docutils import nodes
 from myst_nb.core import render as myst_nb_render
 
-from attention_core import interactive
+from attention_display import interactive
 
 CSS_FILE = "attention-core.css"
 HTML_BUILDERS = ("html", "dirhtml", "singlehtml")

@@ -1,4 +1,4 @@
-"""The colours of the formula's terms, from ``attention_core.style``, at build time.
+"""The colours of the formula's terms, from ``attention_display.style``, at build time.
 
 The chapters write ``\\dotaz{q}``, ``\\klic{k_i}``, ``\\skore{s_i}``, ``\\vaha{a_i}``,
 ``\\hodnota{v_i}``, ``\\vystup{o}``. Each macro wraps its argument in a CSS class
@@ -10,7 +10,7 @@ figures and the tables take their colours from one place and follow the colour m
 
 from pathlib import Path
 
-from attention_core import style
+from attention_display import style
 
 CSS_FILE = "attention-terms.css"
 

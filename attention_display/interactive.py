@@ -12,7 +12,7 @@ can reach is known in advance:
   is busy, e.g. still running the rest of the chapter after *Run All*, when a slider's
   message would wait in the kernel's queue behind every remaining cell. The neighbours of
   the start position (one step on each slider) are drawn right away in a background thread;
-  any other frame is drawn when the kernel sees the move (:class:`attention_core.figures.
+  any other frame is drawn when the kernel sees the move (:class:`attention_display.figures.
   Painter`, tens of milliseconds), then its neighbours in the background; every frame is
   kept, so going back is free. A position whose frame is not drawn yet shows the nearest
   drawn frame, and its caption says that the right one is on its way;

@@ -1,7 +1,7 @@
 """How the book's figures become pictures: sharp, readable at any width, in light and dark mode.
 
 One mechanism for every figure of the book, the chapters' static figures (a cell ending in
-``fig``) and the frames of the sliders (:mod:`attention_core.interactive`) alike:
+``fig``) and the frames of the sliders (:mod:`attention_display.interactive`) alike:
 
 * **Size.** A figure inch is :data:`CSS_PX_PER_INCH` CSS pixels wherever a figure is shown, so
   10 pt text is 13,9 CSS px and no text is shrunk below ~9 px. The pictures are rendered with
@@ -157,7 +157,7 @@ def layout_for(width, stacked=False):
 
 #: Held while a figure is drawn: the renderers below are shared, and matplotlib's drawing
 #: (text layout, mathtext) is not thread-safe. The sliders draw frames in a background
-#: thread (:mod:`attention_core.interactive`); every drawing in this module takes this lock.
+#: thread (:mod:`attention_display.interactive`); every drawing in this module takes this lock.
 DRAWING = threading.RLock()
 
 _RENDERERS = {}
