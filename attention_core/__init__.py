@@ -8,9 +8,11 @@ in ``attention_core.style``.
 """
 
 from .additive import additive_attention, additive_scores, additive_weights
+from .cross_attention import cross_attention
 from .dot_product import attention, attention_backward, attention_weights, scores
 from .interactive import show_figures_as_png
-from .multi_head import multi_head_attention
+from .masks import causal_mask, padding_mask
+from .multi_head import multi_head_attention, multi_head_attention_backward
 from .self_attention import self_attention, self_attention_weights
 from .softmax import log_softmax, softmax, softmax_backward, softmax_jacobian
 
@@ -21,8 +23,12 @@ __all__ = [
     "attention",
     "attention_backward",
     "attention_weights",
+    "causal_mask",
+    "cross_attention",
     "log_softmax",
     "multi_head_attention",
+    "multi_head_attention_backward",
+    "padding_mask",
     "scores",
     "self_attention",
     "self_attention_weights",
