@@ -10,13 +10,25 @@ in ``attention_core.style``.
 from .additive import additive_attention, additive_scores, additive_weights
 from .cross_attention import cross_attention
 from .dot_product import attention, attention_backward, attention_weights, scores
+from .feed_forward import feed_forward, feed_forward_backward
 from .interactive import show_figures_as_png
+from .layer_norm import layer_norm, layer_norm_backward
 from .masks import causal_mask, padding_mask
 from .multi_head import multi_head_attention, multi_head_attention_backward
 from .self_attention import self_attention, self_attention_weights
 from .softmax import log_softmax, softmax, softmax_backward, softmax_jacobian
+from .transformer import (
+    Block,
+    transformer_block,
+    transformer_block_backward,
+    transformer_block_vjp,
+    transformer_stack,
+    transformer_stack_vjp,
+    without_residuals,
+)
 
 __all__ = [
+    "Block",
     "additive_attention",
     "additive_scores",
     "additive_weights",
@@ -25,6 +37,10 @@ __all__ = [
     "attention_weights",
     "causal_mask",
     "cross_attention",
+    "feed_forward",
+    "feed_forward_backward",
+    "layer_norm",
+    "layer_norm_backward",
     "log_softmax",
     "multi_head_attention",
     "multi_head_attention_backward",
@@ -35,6 +51,12 @@ __all__ = [
     "softmax",
     "softmax_backward",
     "softmax_jacobian",
+    "transformer_block",
+    "transformer_block_backward",
+    "transformer_block_vjp",
+    "transformer_stack",
+    "transformer_stack_vjp",
+    "without_residuals",
 ]
 
 show_figures_as_png()
