@@ -15,6 +15,7 @@ from .interactive import show_figures_as_png
 from .layer_norm import layer_norm, layer_norm_backward
 from .masks import causal_mask, padding_mask
 from .multi_head import multi_head_attention, multi_head_attention_backward
+from .positions import position_frequencies, rope, sinusoidal_positions, sinusoidal_shift
 from .self_attention import self_attention, self_attention_weights
 from .softmax import log_softmax, softmax, softmax_backward, softmax_jacobian
 from .transformer import (
@@ -45,9 +46,13 @@ __all__ = [
     "multi_head_attention",
     "multi_head_attention_backward",
     "padding_mask",
+    "position_frequencies",
+    "rope",
     "scores",
     "self_attention",
     "self_attention_weights",
+    "sinusoidal_positions",
+    "sinusoidal_shift",
     "softmax",
     "softmax_backward",
     "softmax_jacobian",
