@@ -8,6 +8,13 @@ in ``attention_core.style``.
 """
 
 from .additive import additive_attention, additive_scores, additive_weights
+from .blocked import (
+    TileStep,
+    blocked_attention,
+    blocked_attention_steps,
+    online_softmax,
+    running_max_and_sum,
+)
 from .cross_attention import cross_attention
 from .dot_product import attention, attention_backward, attention_weights, scores
 from .feed_forward import feed_forward, feed_forward_backward
@@ -30,12 +37,15 @@ from .transformer import (
 
 __all__ = [
     "Block",
+    "TileStep",
     "additive_attention",
     "additive_scores",
     "additive_weights",
     "attention",
     "attention_backward",
     "attention_weights",
+    "blocked_attention",
+    "blocked_attention_steps",
     "causal_mask",
     "cross_attention",
     "feed_forward",
@@ -45,9 +55,11 @@ __all__ = [
     "log_softmax",
     "multi_head_attention",
     "multi_head_attention_backward",
+    "online_softmax",
     "padding_mask",
     "position_frequencies",
     "rope",
+    "running_max_and_sum",
     "scores",
     "self_attention",
     "self_attention_weights",
