@@ -15,15 +15,9 @@ from .softmax import softmax_unchecked
 from .validation import finite_array
 
 
-def check_projections(func, X, W_Q, W_K, W_V=None, ndims=(2,)):
-    """Check X and the weight matrices chain: X (n, d), W_Q and W_K (d, d_k), W_V (d, d_v).
-
-    ``ndims=(2, 3)`` also accepts a batch of sequences X (b, n, d) (chapter 9).
-    """
-    what = "a matrix (n, d) with one token per row"
-    if ndims != (2,):
-        what += " or a batch of them (b, n, d)"
-    X = finite_array(func, "X", X, ndims, what)
+def check_projections(func, X, W_Q, W_K, W_V=None):
+    """Check X and the weight matrices chain: X (n, d), W_Q and W_K (d, d_k), W_V (d, d_v)."""
+    X = finite_array(func, "X", X, (2,), "a matrix (n, d) with one token per row")
     return (X, *check_weights(func, X.shape, W_Q, W_K, W_V))
 
 
