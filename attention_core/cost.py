@@ -1,4 +1,5 @@
-"""What self-attention and multi-head attention cost: parameters and multiply-adds (chapter 6).
+"""What attention costs: parameters and multiply-adds (chapter 6), the encoder layer (chapter 9)
+and Table 1 of Vaswani et al. 2017 (chapter 10).
 
 For n tokens of dimension d and h heads, each head r has W_Q^(r), W_K^(r) (d, d_k) and
 W_V^(r) (d, d_v); W_O is (h d_v, d). One head computes
@@ -14,6 +15,7 @@ multiply-adds.
 """
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .validation import positive_int
 
@@ -110,3 +112,159 @@ def attention_cost(n, d, h=1, d_k=None, d_v=None):
         madds_scores_head=n * n * d_k,
         madds_weighted_sum_head=n * n * d_v,
     )
+
+
+@dataclass(frozen=True)
+class LayerCost:
+    """Counts for one encoder layer (transformer block) over n tokens (chapter 9).
+
+    Multiply-adds are those of the matrix products only; the element-wise work (softmax,
+    layer norms, ReLU, biases, residual sums) is O(n d + h n^2) and not counted.
+    """
+
+    n: int
+    d: int
+    h: int
+    d_k: int
+    d_v: int
+    d_ff: int
+    #: W_Q, W_K, W_V of all heads and W_O: h d (2 d_k + d_v) + h d_v d
+    params_attention: int
+    #: W_1, b_1, W_2, b_2: d d_ff + d_ff + d_ff d + d
+    params_ffn: int
+    #: gamma and beta of both layer norms: 4 d
+    params_norms: int
+    #: X W_Q, X W_K, X W_V of all heads: n h d (2 d_k + d_v)
+    madds_projections: int
+    #: [head_1, ..., head_h] W_O: n h d_v d
+    madds_W_O: int  # noqa: N815 (the source's symbol)
+    #: relu(X W_1 + b_1) W_2: 2 n d d_ff
+    madds_ffn: int
+    #: Q K^T of all heads: h n^2 d_k
+    madds_scores: int
+    #: A V of all heads: h n^2 d_v
+    madds_weighted_sum: int
+
+    @property
+    def params_total(self):
+        return self.params_attention + self.params_ffn + self.params_norms
+
+    @property
+    def madds_linear_attention(self):
+        """The attention sublayer's multiply-adds linear in n: projections and W_O."""
+        return self.madds_projections + self.madds_W_O
+
+    @property
+    def madds_linear(self):
+        """The layer's multiply-adds linear in n: projections, W_O and the FFN."""
+        return self.madds_linear_attention + self.madds_ffn
+
+    @property
+    def madds_quadratic(self):
+        """The multiply-adds quadratic in n: scores and weighted sums, h n^2 (d_k + d_v)."""
+        return self.madds_scores + self.madds_weighted_sum
+
+    @property
+    def madds_attention(self):
+        """The whole attention sublayer with W_O."""
+        return self.madds_linear_attention + self.madds_quadratic
+
+    @property
+    def madds_total(self):
+        return self.madds_linear + self.madds_quadratic
+
+    @property
+    def crossover_attention(self):
+        """The n at which the n^2 part equals the linear part of the attention sublayer.
+
+        Linear: n h d (2 d_k + 2 d_v); quadratic: n^2 h (d_k + d_v); equal at n = 2 d, for
+        any h, d_k and d_v.
+        """
+        return self.n * self.madds_linear_attention / self.madds_quadratic
+
+    @property
+    def crossover_layer(self):
+        """The n at which the n^2 part equals the linear part of the whole layer.
+
+        n = 2 d + 2 d d_ff / (h (d_k + d_v)); for h d_k = h d_v = d that is 2 d + d_ff,
+        n = 6 d for d_ff = 4 d.
+        """
+        return self.n * self.madds_linear / self.madds_quadratic
+
+
+def layer_cost(n, d, h, d_ff, d_k=None, d_v=None):
+    """Parameters and multiply-adds of one encoder layer (chapter 9); a :class:`LayerCost`.
+
+    ``d_k``, ``d_v`` default to d / h as in :func:`attention_cost`. For the base transformer
+    (d = 512, h = 8, d_ff = 2 048) the attention sublayer with W_O has 4 d^2 = 1 048 576
+    parameters and the FFN 2 d d_ff + d_ff + d = 2 099 712.
+    """
+    a = attention_cost(n, d, h, d_k, d_v)
+    d_ff = positive_int("layer_cost", "d_ff", d_ff)
+    return LayerCost(
+        n=a.n, d=a.d, h=a.h, d_k=a.d_k, d_v=a.d_v, d_ff=d_ff,
+        params_attention=a.params_total,
+        params_ffn=2 * a.d * d_ff + d_ff + a.d,
+        params_norms=4 * a.d,
+        madds_projections=a.madds_qkv,
+        madds_W_O=a.madds_W_O,
+        madds_ffn=2 * a.n * a.d * d_ff,
+        madds_scores=a.madds_scores,
+        madds_weighted_sum=a.madds_weighted_sum,
+    )
+
+
+#: The layer types of Table 1 of Vaswani et al. (2017), as :func:`layer_complexity` names them.
+LAYER_TYPES = ("self_attention", "recurrent", "convolutional", "restricted_self_attention")
+
+
+class Complexity(NamedTuple):
+    """One row of Table 1 of Vaswani et al. (2017) as numbers (chapter 10); a tuple."""
+
+    #: operations per layer: n^2 d, n d^2, k n d^2 or r n d
+    operations: int
+    #: operations that must follow one another: 1, n, 1 or 1
+    sequential: int
+    #: maximum length of a path between two positions: 1, n, ceil(log_k n) or ceil(n / r)
+    path_length: int
+
+
+def layer_complexity(kind, n, d, k=None, r=None):
+    """Table 1 of Vaswani et al. (2017) for one layer ``kind`` of ``LAYER_TYPES`` (chapter 10).
+
+    The table's expressions taken as counts for n positions of dimension d:
+
+    * ``"self_attention"``: n^2 d operations, 1 sequential, path 1;
+    * ``"recurrent"``: n d^2, n, n;
+    * ``"convolutional"`` with kernel width ``k`` >= 2: k n d^2, 1, ceil(log_k n), the
+      number of stacked dilated convolutions that connect all n positions, i.e. the
+      smallest L with k^L >= n (0 for n = 1);
+    * ``"restricted_self_attention"`` with a neighbourhood of ``r`` positions: r n d, 1,
+      ceil(n / r).
+
+    ``k`` is needed for the convolutional layer and ``r`` for the restricted one, and only
+    there. Returns a :class:`Complexity`.
+    """
+    func = "layer_complexity"
+    if kind not in LAYER_TYPES:
+        raise ValueError(f"{func}: kind must be one of {', '.join(map(repr, LAYER_TYPES))}; "
+                         f"got {kind!r}")
+    n = positive_int(func, "n", n)
+    d = positive_int(func, "d", d)
+    for name, value, owner in (("k", k, "convolutional"), ("r", r, "restricted_self_attention")):
+        if value is None and kind == owner:
+            raise ValueError(f"{func}: the {kind} layer needs {name}")
+        if value is not None and kind != owner:
+            raise ValueError(f"{func}: {name} belongs to the {owner} layer, not to {kind}")
+    if kind == "self_attention":
+        return Complexity(n * n * d, 1, 1)
+    if kind == "recurrent":
+        return Complexity(n * d * d, n, n)
+    if kind == "convolutional":
+        k = positive_int(func, "k", k, minimum=2)
+        layers, reach = 0, 1
+        while reach < n:
+            layers, reach = layers + 1, reach * k
+        return Complexity(k * n * d * d, 1, layers)
+    r = positive_int(func, "r", r)
+    return Complexity(r * n * d, 1, -(-n // r))

@@ -1,10 +1,12 @@
-"""attention_cost: the n = 1 000 table of the original Transformer, and bad sizes."""
+"""attention_cost: the n = 1 000 table of the original Transformer, and bad sizes; layer_cost:
+the base transformer's encoder layer (chapter 9); layer_complexity: Table 1 of Vaswani et al.
+2017 as numbers (chapter 10)."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attention_core.cost import attention_cost
+from attention_core.cost import LAYER_TYPES, attention_cost, layer_complexity, layer_cost
 
 sizes = st.integers(min_value=1, max_value=10_000)
 
@@ -78,3 +80,100 @@ def test_d_not_divisible_by_h_is_rejected_when_d_k_is_derived():
     with pytest.raises(ValueError, match="d = 512 is not divisible by h = 3"):
         attention_cost(10, 512, 3)
     assert attention_cost(10, 512, 3, d_k=64, d_v=64).params_head == 98_304
+
+
+# --- the encoder layer (chapter 9) -----------------------------------------------------------
+
+def test_the_base_transformer_layer_has_the_known_parameters():
+    c = layer_cost(1000, 512, 8, 2048)
+    assert c.params_attention == 4 * 512 * 512 == 1_048_576
+    assert c.params_ffn == 2 * 512 * 2048 + 2048 + 512 == 2_099_712
+    assert c.params_norms == 2 * (512 + 512)
+    assert c.params_total == 1_048_576 + 2_099_712 + 2048 == 3_150_336
+
+
+def test_the_base_transformer_layer_multiply_adds_at_n_1000():
+    c = layer_cost(1000, 512, 8, 2048)
+    assert c.madds_projections == 1000 * 512 * 3 * 512
+    assert c.madds_W_O == 1000 * 512 * 512
+    assert c.madds_ffn == 2 * 1000 * 512 * 2048
+    assert c.madds_scores == c.madds_weighted_sum == 8 * 1000**2 * 64
+    assert c.madds_linear_attention == 4 * 1000 * 512**2
+    assert c.madds_linear == 12 * 1000 * 512**2
+    assert c.madds_quadratic == 2 * 1000**2 * 512
+    assert c.madds_attention == c.madds_linear_attention + c.madds_quadratic
+    assert c.madds_total == attention_cost(1000, 512, 8).madds_total + c.madds_ffn
+
+
+def test_where_the_n_squared_part_starts_to_dominate():
+    c = layer_cost(10, 512, 8, 2048)
+    assert c.crossover_attention == 2 * 512 == 1024  # n = 2 d: attention sublayer with W_O
+    assert c.crossover_layer == 6 * 512 == 3072     # n = 6 d: the whole layer, d_ff = 4 d
+    at = layer_cost(1024, 512, 8, 2048)
+    assert at.madds_quadratic == at.madds_linear_attention
+    assert layer_cost(3072, 512, 8, 2048).madds_quadratic == layer_cost(3072, 512, 8,
+                                                                          2048).madds_linear
+    below, above = layer_cost(3071, 512, 8, 2048), layer_cost(3073, 512, 8, 2048)
+    assert below.madds_quadratic < below.madds_linear and above.madds_quadratic > above.madds_linear
+
+
+@given(n=sizes, d=st.integers(1, 512), h=st.integers(1, 8), d_ff=st.integers(1, 4096))
+def test_layer_crossovers_hold_for_any_sizes(n, d, h, d_ff):
+    c = layer_cost(n, d, h, d_ff, d_k=5, d_v=3)
+    assert c.crossover_attention == pytest.approx(2 * d)
+    assert c.crossover_layer == pytest.approx(2 * d + 2 * d * d_ff / (h * 8))
+    assert layer_cost(2 * n, d, h, d_ff, d_k=5, d_v=3).madds_quadratic == 4 * c.madds_quadratic
+
+
+def test_layer_cost_rejects_bad_sizes():
+    with pytest.raises(ValueError, match="layer_cost: d_ff must be at least 1"):
+        layer_cost(10, 512, 8, 0)
+    with pytest.raises(ValueError, match="d = 512 is not divisible by h = 3"):
+        layer_cost(10, 512, 3, 2048)
+
+
+# --- Table 1 of Vaswani et al. 2017 (chapter 10) ---------------------------------------------
+
+def test_table_1_rows_by_hand():
+    n, d = 100, 512
+    assert layer_complexity("self_attention", n, d) == (n * n * d, 1, 1)
+    assert layer_complexity("recurrent", n, d) == (n * d * d, n, n)
+    assert layer_complexity("convolutional", n, d, k=3) == (3 * n * d * d, 1, 5)  # 3^5 >= 100
+    assert layer_complexity("restricted_self_attention", n, d, r=32) == (32 * n * d, 1, 4)
+    assert tuple(layer_complexity("convolutional", 8, d, k=2))[2] == 3  # exact, not 2.999...
+    assert layer_complexity("convolutional", 1, d, k=2).path_length == 0
+
+
+def test_self_attention_is_cheaper_than_recurrence_while_n_is_below_d():
+    def ops(kind, n):
+        return layer_complexity(kind, n, 512).operations
+    assert ops("self_attention", 511) < ops("recurrent", 511)
+    assert ops("self_attention", 512) == ops("recurrent", 512)
+    assert ops("self_attention", 513) > ops("recurrent", 513)
+
+
+@given(n=st.integers(1, 10**6), k=st.integers(2, 50), r=st.integers(1, 1000))
+def test_path_lengths_are_the_ceilings(n, k, r):
+    path = layer_complexity("convolutional", n, 4, k=k).path_length
+    assert k ** path >= n and (path == 0 or k ** (path - 1) < n)
+    assert layer_complexity("restricted_self_attention", n, 4, r=r).path_length == -(-n // r)
+
+
+@pytest.mark.parametrize("args, options, match", [
+    (("lstm", 10, 4), {}, r"kind must be one of 'self_attention', 'recurrent'"),
+    (("convolutional", 10, 4), {}, r"the convolutional layer needs k"),
+    (("restricted_self_attention", 10, 4), {}, r"the restricted_self_attention layer needs r"),
+    (("self_attention", 10, 4), {"k": 3}, r"k belongs to the convolutional layer, not to "
+                                          r"self_attention"),
+    (("convolutional", 10, 4), {"k": 3, "r": 2}, r"r belongs to the restricted_self_attention"),
+    (("convolutional", 10, 4), {"k": 1}, r"k must be at least 2"),
+    (("recurrent", 0, 4), {}, r"n must be at least 1"),
+])
+def test_layer_complexity_rejects(args, options, match):
+    with pytest.raises(ValueError, match="layer_complexity: " + match):
+        layer_complexity(*args, **options)
+
+
+def test_the_four_layer_types():
+    assert LAYER_TYPES == ("self_attention", "recurrent", "convolutional",
+                           "restricted_self_attention")
