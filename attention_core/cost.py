@@ -12,6 +12,9 @@ The parameters do not depend on n; the score matrix and the last two products gr
 with n^2. For the original Transformer (d = 512, h = 8, d_k = d_v = 64) and n = 1 000, one
 head has 98 304 parameters, 1 000 000 scores and 98 304 000 + 64 000 000 + 64 000 000
 multiply-adds.
+
+In the book's notation from chapter 5 on, ``d`` is d_model, the dimension of the tokens, and
+d_k the dimension of queries and keys (the d of chapters 1-4).
 """
 
 from dataclasses import dataclass
@@ -86,6 +89,21 @@ class AttentionCost:
     def madds_total(self):
         """All multiply-adds of the layer: h heads and W_O."""
         return self.h * self.madds_head + self.madds_W_O
+
+    @property
+    def madds_linear(self):
+        """The multiply-adds that grow as n: Q, K, V of all heads and W_O, 2 h n d (d_k + d_v)."""
+        return self.madds_qkv + self.madds_W_O
+
+    @property
+    def madds_quadratic(self):
+        """The multiply-adds that grow as n^2: Q K^T and A V of all heads, h n^2 (d_k + d_v).
+
+        With W_O counted, they equal ``madds_linear`` at n = 2 d and exceed it for longer
+        texts, whatever h, d_k and d_v are (n = 2 d = 1 024 for the original Transformer,
+        chapter 6).
+        """
+        return self.madds_scores + self.madds_weighted_sum
 
 
 def attention_cost(n, d, h=1, d_k=None, d_v=None):

@@ -4,8 +4,15 @@ Chapter 6 runs them next to the correct :func:`attention_core.multi_head_attenti
 
 1. **Scaling by sqrt(d) instead of sqrt(d_k).** Each head compares queries and keys of
    dimension d_k, so its scores must be divided by sqrt(d_k) (8 for d_k = 64). Dividing by
-   sqrt(d) of the tokens (sqrt(512) = 22.6) shrinks every score by sqrt(h) more and makes
-   the weights of every head flatter (closer to the uniform 1/n).
+   sqrt(d) of the tokens (d_model in the book; sqrt(512) = 22.6) shrinks every score by
+   sqrt(h) more and makes the weights of every head flatter (closer to the uniform 1/n).
+   It is exactly the correct computation with every W_Q divided by sqrt(h) (see below), so
+   a model trained from scratch with it can learn the same functions, with W_Q sqrt(h)
+   times larger. The harm is elsewhere: the scores start at the wrong scale (variance 1/h
+   instead of about 1) and move sqrt(h) times less per step of Adam, which changes the
+   optimisation regime the initialisation and the learning rate were chosen for (chapters 4
+   and 6); and matrices trained with the correct scaling, loaded into such code, give every
+   head sqrt(h) times smaller scores and silently different outputs.
 2. **Splitting X into heads before the projections.** Head r must project the whole token
    x_j with its own matrices W_Q^(r), W_K^(r), W_V^(r) (d, d_k). Cutting X into h slices of
    d/h columns first and giving head r only slice r means head r never sees the other

@@ -177,3 +177,19 @@ def test_layer_complexity_rejects(args, options, match):
 def test_the_four_layer_types():
     assert LAYER_TYPES == ("self_attention", "recurrent", "convolutional",
                            "restricted_self_attention")
+def test_linear_and_quadratic_parts_add_up_to_the_layer():
+    c = attention_cost(1000, 512, h=8)
+    assert c.madds_linear == 8 * 98_304_000 + 262_144_000
+    assert c.madds_quadratic == 2 * 512_000_000
+    assert c.madds_linear + c.madds_quadratic == c.madds_total
+
+
+@given(d=st.integers(1, 2048), h=st.integers(1, 16), d_k=st.integers(1, 128),
+       d_v=st.integers(1, 128))
+def test_with_w_o_the_quadratic_part_overtakes_at_twice_d(d, h, d_k, d_v):
+    at = attention_cost(2 * d, d, h, d_k=d_k, d_v=d_v)
+    assert at.madds_quadratic == at.madds_linear
+    before = attention_cost(2 * d - 1, d, h, d_k=d_k, d_v=d_v)
+    assert before.madds_quadratic < before.madds_linear
+    after = attention_cost(2 * d + 1, d, h, d_k=d_k, d_v=d_v)
+    assert after.madds_quadratic > after.madds_linear

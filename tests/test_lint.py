@@ -6,7 +6,7 @@ import sys
 
 import jupytext
 
-from chapters import BOOK, ROOT
+from chapters import BOOK, ROOT, is_notebook
 
 RUFF = [sys.executable, "-m", "ruff", "check", "--no-cache"]
 
@@ -31,3 +31,23 @@ def test_formula_colours_do_not_spill():
         text = chapter.read_text(encoding="utf-8")
         bare = [m.start() for m in re.finditer(r"(?<!\{)\\color\{", text)]
         assert not bare, f"{chapter.name}: write {{\\color{{#...}}{{x}}}} at offsets {bare}"
+
+
+#: Code lines in a chapter fit the text column at 1 280 px without scrolling (issue 21).
+MAX_CODE_LINE = 80
+
+
+def test_chapter_code_lines_fit_the_column():
+    """Every line of every code cell of every notebook page, hidden cells included."""
+    too_long = []
+    for page in sorted(BOOK.glob("*.md")):
+        if not is_notebook(page):
+            continue
+        cells = [cell for cell in jupytext.read(page).cells if cell.cell_type == "code"]
+        for number, cell in enumerate(cells, start=1):
+            for line_number, line in enumerate(cell.source.splitlines(), start=1):
+                if len(line) > MAX_CODE_LINE:
+                    too_long.append(f"{page.name}, code cell {number}, line {line_number}: "
+                                    f"{len(line)} characters")
+    assert not too_long, (f"code lines longer than {MAX_CODE_LINE} characters:\n"
+                          + "\n".join(too_long))

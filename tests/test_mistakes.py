@@ -83,3 +83,11 @@ def test_bad_inputs_are_rejected():
         multi_head_scaled_by_sqrt_d(X, heads, W_O[:-1])
     with pytest.raises(ValueError, match="W_Q"):
         weights_scaled_by_sqrt_d(X[:, :5], heads[0][0], heads[0][1])
+
+
+def test_scaling_by_sqrt_d_is_exactly_a_smaller_w_q():
+    """Chapter 6: the mistake with sqrt(h) W_Q gives the correct output, to rounding."""
+    X, heads, W_O = transformer_like(4, d=64, h=8)
+    larger = [(np.sqrt(8) * W_Q, W_K, W_V) for W_Q, W_K, W_V in heads]
+    assert np.allclose(multi_head_scaled_by_sqrt_d(X, larger, W_O),
+                       multi_head_attention(X, heads, W_O), rtol=0, atol=1e-12)
