@@ -14,6 +14,9 @@ from .multi_head import multi_head_attention
 from .self_attention import self_attention, self_attention_weights
 from .softmax import log_softmax, softmax, softmax_backward, softmax_jacobian
 
+#: The version of both packages (pyproject.toml reads it from here).
+__version__ = "0.1.0"
+
 __all__ = [
     "additive_attention",
     "additive_scores",
