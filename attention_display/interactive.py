@@ -50,6 +50,11 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
 
+try:  # ipywidgets >= 8
+    from ipywidgets.widgets.widget_string import HTMLStyle
+except ImportError:  # ipywidgets 7: no Stack either, see BROWSER_SWITCHING
+    HTMLStyle = None
+
 from . import figures
 from .style import cz, keep_one_letter_words
 
@@ -250,7 +255,7 @@ class Explorer:
 
     def _stacks(self, controls):
         """The frames and the captions as nested Stacks switched in the browser."""
-        style = widgets.HTMLStyle()  # one style for all captions: each widget is a message
+        style = HTMLStyle()  # one style for all captions: each widget is a message
         self._captions = {combo: widgets.HTML(value=self._caption_html(combo),
                                               layout=self._box_layout, style=style)
                           for combo in self._combos()}

@@ -29,7 +29,11 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+import attention_core
+
+#: The checkout the book's build imports the packages from (its ``pyproject.toml``): the
+#: book folder may be a copy elsewhere (the tests build one), the packages are not.
+ROOT = Path(attention_core.__file__).resolve().parents[1]
 
 #: Where the wheels land in the HTML output.
 FOLDER = "wheels"

@@ -165,9 +165,12 @@ class Converter:
                 return text or target
             return f"[{text or target}]({self.url(found[0], found[1])})"
         if role == "doc":
-            title = text or self.env.titles[target].astext()
-            return f"[{title}]({self.url(target)})"
+            if target not in self.env.titles:  # a page left out of this build
+                return text or target
+            return f"[{text or self.env.titles[target].astext()}]({self.url(target)})"
         if role == "ref":
+            if target not in self.std["labels"]:
+                return text or target
             docname, labelid, section = self.std["labels"][target]
             return f"[{text or section}]({self.url(docname, labelid)})"
         if role in ("prf:ref", "numref", "eq"):
@@ -295,7 +298,9 @@ def reader_notebook(source_path, html_path, glue_path, env, docname, base, insta
     source = jupytext.read(source_path)
     glue = json.loads(glue_path.read_text(encoding="utf-8")) if glue_path.exists() else {}
     converter = Converter(env, Page(html_path), glue, base, docname)
-    cells = [nbformat.v4.new_code_cell(install)]
+    # the install cell folded (JupyterLab, VS Code; Colab: a form): its first line says it
+    cells = [nbformat.v4.new_code_cell(install, metadata={
+        "jupyter": {"source_hidden": True}, "colab": {"cellView": "form"}})]
     for cell in source.cells:
         tags = cell.metadata.get("tags", [])
         if "remove-cell" in tags:
@@ -360,6 +365,22 @@ def publish(app, exception):
         nb = reader_notebook(source, html, glue, app.env, docname, base or "../", install)
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, str(target))
+    write_binder_files(Path(app.outdir, FOLDER), wheels)
+
+
+def write_binder_files(folder, wheels):
+    """``requirements.txt`` (what Binder installs for the branch ``notebooks``: the
+    packages' dependencies; the notebooks install the book's wheels themselves) and a
+    ``README.md`` saying what the folder is."""
+    requires = sorted({r for w in wheels for r in w.requires
+                       if not r.startswith(tuple(x.name for x in wheels))})
+    (folder / "requirements.txt").write_text("\n".join(requires) + "\n", encoding="utf-8")
+    (folder / "README.md").write_text(
+        "# Mechanismus pozornosti: notebooky kapitol\n\n"
+        "Notebooky kapitol knihy pro Colab, Binder, JupyterHub a vlastní Jupyter, vyrobené "
+        "při sestavení knihy. První buňka každého z nich nainstaluje balíčky knihy "
+        "(`attention_core`, `attention_display`) z webu knihy. Zdrojem jsou kapitoly "
+        "v repozitáři (`book/*.md`); tyto soubory neupravujte.\n", encoding="utf-8")
 
 
 def setup(app):
