@@ -10,14 +10,24 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
-#: The oldest versions the packages declare (pyproject.toml), and Colab's ipywidgets.
-MINIMUM = ["numpy==1.24.4", "matplotlib==3.10.0", "pillow==9.4.0", "ipywidgets==7.7.1",
-           "ipykernel"]
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def declared_minimums():
+    """``name==version`` for every ``name>=version`` of pyproject.toml's dependencies."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return [re.sub(r"\s*>=\s*", "==", r) for r in project["dependencies"] if ">=" in r]
+
+
+#: The oldest versions the packages declare (pyproject.toml; ipywidgets 7.7.1 is Colab's).
+MINIMUM = [*declared_minimums(), "ipykernel"]
 
 #: The newest of each, whatever the package index serves today.
 NEWEST = ["numpy", "matplotlib", "pillow", "ipywidgets", "ipykernel"]

@@ -15,9 +15,11 @@ import re
 import subprocess
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
 
 import nbformat
 import pytest
+from packaging.version import Version
 from reader_support import MINIMUM, NEWEST, clean_env, make_venv, probe_lines, run_notebooks
 
 from chapters import chapter_paths
@@ -102,7 +104,8 @@ print(round(float(attention_core.attention(q, K, V)), 2),
     result = subprocess.run([str(core_only), "-c", code], capture_output=True, text=True,
                             env=clean_env(), timeout=120, cwd="/")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().split(maxsplit=2) == ["13.94", "True", "['attention_core', 'numpy']"]
+    wanted = ["13.94", "True", "['attention_core', 'numpy']"]
+    assert result.stdout.strip().split(maxsplit=2) == wanted
 
 
 @pytest.fixture(scope="session")
@@ -148,6 +151,69 @@ def check_runs(kind, notebooks, runs):
         versions = probe_lines(executed, "VERSIONS")
         assert "site-packages" in versions["attention_core_file"], versions
         for package, version in wanted.items():
-            assert versions[package] == version, (notebook.name, versions)
+            assert Version(versions[package]) == Version(version), (notebook.name, versions)
         for move in probe_lines(executed, "SLIDER_REPORT"):
             assert move["image_changed"] and move["ink"] > 0.005, (kind, notebook.name, move)
+
+
+def _extension(name):
+    import importlib
+    import sys
+
+    from chapters import BOOK
+
+    sys.path.insert(0, str(BOOK / "_ext"))
+    return importlib.import_module(name)
+
+
+def test_launch_buttons_only_with_the_repository_address(monkeypatch):
+    attention_book = _extension("attention_book")
+    config = SimpleNamespace(html_theme_options={"launch_buttons": {"thebe": False}})
+    monkeypatch.delenv("BOOK_REPOSITORY_URL", raising=False)
+    attention_book.configure_launch_buttons(None, config)
+    assert "launch_buttons" not in config.html_theme_options
+    monkeypatch.setenv("BOOK_REPOSITORY_URL", "https://github.com/skola/kniha/")
+    attention_book.configure_launch_buttons(None, config)
+    options = config.html_theme_options
+    assert options["repository_url"] == "https://github.com/skola/kniha"
+    assert options["repository_branch"] == "notebooks" and options["path_to_docs"] == ""
+    assert options["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
+    assert not options["launch_buttons"]["jupyterhub_url"]
+
+
+def test_buttons_open_and_download_the_reader_notebook():
+    attention_book = _extension("attention_book")
+    colab = "https://colab.research.google.com/github/skola/kniha/blob/notebooks/"
+    context = {"pathto": lambda target, _resource: "../" + target, "header_buttons": [
+        {"label": "download-buttons", "buttons": [
+            {"label": "download-notebook-button", "url": "_sources/05_sebepozornost.ipynb"}]},
+        {"label": "launch-buttons", "tooltip": "Launch interactive content", "buttons": [
+            {"type": "link", "text": "Colab", "tooltip": "Launch on Colab",
+             "url": colab + "05_sebepozornost.md"}]},
+    ]}
+    app = SimpleNamespace(env=SimpleNamespace(
+        found_docs={"05_sebepozornost"},
+        doc2path=lambda name: str(_extension("chapters").BOOK / f"{name}.md")))
+    attention_book.point_buttons(app, "05_sebepozornost", "page.html", context, object())
+    download, launch = context["header_buttons"]
+    assert download["buttons"][0]["url"] == "../notebooks/05_sebepozornost.ipynb"
+    button = launch["buttons"][0]
+    assert button["url"] == colab + "05_sebepozornost.ipynb"
+    assert button["text"] == "Otevřít v Colabu" and "Colab" in button["tooltip"]
+    assert launch["tooltip"] == "Spustit notebook kapitoly"
+
+
+def test_the_workflow_publishes_the_notebooks_with_the_least_permission():
+    import yaml
+
+    from chapters import ROOT
+
+    flow = yaml.safe_load((ROOT / ".github/workflows/book.yml").read_text(encoding="utf-8"))
+    build, job = flow["jobs"]["build"], flow["jobs"]["notebooks"]
+    assert build["permissions"] == {"contents": "read", "pages": "read"}
+    assert job["permissions"] == {"contents": "write"} and job["needs"] == "build"
+    assert not any("checkout" in step.get("uses", "") for step in job["steps"])
+    env = next(s["env"] for s in build["steps"] if s.get("run") == "jupyter-book build book/")
+    assert env["BOOK_REPOSITORY_URL"] == "${{ github.server_url }}/${{ github.repository }}"
+    uploaded = [s for s in build["steps"] if "upload-artifact" in s.get("uses", "")]
+    assert uploaded[0]["with"]["path"] == "book/_build/html/notebooks"
