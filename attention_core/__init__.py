@@ -35,6 +35,9 @@ from .transformer import (
     without_residuals,
 )
 
+#: The version of both packages (pyproject.toml reads it from here).
+__version__ = "0.1.0"
+
 __all__ = [
     "Block",
     "TileStep",

@@ -21,6 +21,11 @@ can reach is known in advance:
   and a phone layout, light and dark), so the reader sees exactly what the live notebook
   shows, without a kernel.
 
+ipywidgets 7 (7.7.1 is what Colab ships) has no ``Stack``: there the cell shows one
+``Image`` and one caption, and the kernel puts a frame into them when it sees a move
+(:data:`BROWSER_SWITCHING` is False). The frames are drawn, prefetched and kept as above;
+only a move made while the kernel is busy waits for it.
+
 How the code knows which one: the HTML book's build sets the environment variable
 :data:`HTML_BOOK` (``book/_ext/figure_pictures.py``), which the kernels that myst-nb starts
 inherit. Only then does an explore render all its frames and offer the kernel-free
@@ -43,11 +48,19 @@ from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
-from ipywidgets.widgets.widget_string import HTMLStyle
 from matplotlib.figure import Figure
+
+try:  # ipywidgets >= 8
+    from ipywidgets.widgets.widget_string import HTMLStyle
+except ImportError:  # ipywidgets 7: no Stack either, see BROWSER_SWITCHING
+    HTMLStyle = None
 
 from . import figures
 from .style import cz, keep_one_letter_words
+
+#: True where the browser switches the frames (ipywidgets >= 8: ``Stack`` and ``jsdlink``);
+#: False with ipywidgets 7, where the kernel puts each frame into one ``Image``.
+BROWSER_SWITCHING = hasattr(widgets, "Stack")
 
 #: The most figures one ``explore`` call may pre-render (all combinations of its sliders).
 MAX_FRAMES = 120
@@ -191,12 +204,16 @@ class Explorer:
         """The ``Image`` widget shown for the sliders' current values (the nearest drawn
         frame's while that one is not drawn yet)."""
         self.widget  # noqa: B018
+        if not BROWSER_SWITCHING:
+            return self._single_image
         return self._shown(self._indices())
 
     @property
     def caption(self):
         """The ``HTML`` widget of the caption for the sliders' current values."""
         self.widget  # noqa: B018
+        if not BROWSER_SWITCHING:
+            return self._single_caption
         return self._captions[self._indices()]
 
     def _build_widget(self):
@@ -221,23 +238,32 @@ class Explorer:
         self._image_layout = widgets.Layout(
             width=f"{width}px", height="auto", max_width="100%", align_self="flex-start")
         self._box_layout = widgets.Layout()
-        self._caption_style = HTMLStyle()
         self._images = {start: self._new_image(png)}
-        self._captions = {combo: widgets.HTML(value=self._caption_html(combo),
-                                              layout=self._box_layout,
-                                              style=self._caption_style)
-                          for combo in self._combos()}
         self._sliders = sliders
-        self._leaves = {}  # grid indices but the last -> the Stack of their frames
-        self._links = []
         controls = list(sliders.values())
-        frames = self._stack((), self._shown, self._leaves, controls)
-        captions = self._stack((), self._captions.__getitem__, {}, controls)
+        if BROWSER_SWITCHING:
+            frames, captions = self._stacks(controls)
+        else:  # ipywidgets 7: one Image and one caption, filled by the kernel
+            self._single_image = self._images[start]
+            self._single_caption = widgets.HTML(value=self._caption_html(start))
+            frames, captions = self._single_image, self._single_caption
         for control in controls:
             control.observe(self._on_change, names="index")
         self._widget = widgets.VBox([*controls, frames, captions])
         self._widget.add_class("ac-live-explore")
         _prefetcher.want(self, self._neighbours(start))
+
+    def _stacks(self, controls):
+        """The frames and the captions as nested Stacks switched in the browser."""
+        style = HTMLStyle()  # one style for all captions: each widget is a message
+        self._captions = {combo: widgets.HTML(value=self._caption_html(combo),
+                                              layout=self._box_layout, style=style)
+                          for combo in self._combos()}
+        self._leaves = {}  # grid indices but the last -> the Stack of their frames
+        self._links = []
+        frames = self._stack((), self._shown, self._leaves, controls)
+        captions = self._stack((), self._captions.__getitem__, {}, controls)
+        return frames, captions
 
     def _stack(self, prefix, leaf, leaves, controls):
         """The nested Stacks below grid indices ``prefix``: one level per slider, each
@@ -283,6 +309,9 @@ class Explorer:
             if combo in self._images:
                 return
             png, _text = self.frame(combo)
+            if not BROWSER_SWITCHING:
+                self._images[combo] = None  # drawn; the one Image shows it when asked
+                return
             self._images[combo] = self._new_image(png)
             self._captions[combo].value = self._caption_html(combo)
             last = len(self.specs) - 1
@@ -382,13 +411,16 @@ class Explorer:
         frame): draw the frame if needed, then its neighbours in the background."""
         combo = self._indices()
         self._show(combo)
+        if not BROWSER_SWITCHING:
+            self._single_image.value = self.frame(combo)[0]
+            self._single_caption.value = self._caption_html(combo)
         _prefetcher.want(self, self._neighbours(combo))
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         if html_book():
             return {"text/plain": f"<explore: {len(self._combos())} frames>",
                     "text/html": self.static_html()}
-        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude)
+        bundle = _widget_bundle(self.widget, include, exclude)
         bundle["image/png"] = self.frame(self._start())[0]  # for viewers without widgets
         return bundle
 
@@ -459,6 +491,15 @@ class Explorer:
             f"<script>{_SCRIPT}</script>"
             "</div>"
         )
+
+
+def _widget_bundle(widget, include=None, exclude=None):
+    """The display data of a widget: ipywidgets 8's ``_repr_mimebundle_``, or for
+    ipywidgets 7 (which displays widgets by ``_ipython_display_``) the same two entries."""
+    if hasattr(widget, "_repr_mimebundle_"):
+        return widget._repr_mimebundle_(include=include, exclude=exclude)
+    view = {"version_major": 2, "version_minor": 0, "model_id": widget.model_id}
+    return {"text/plain": repr(widget), "application/vnd.jupyter.widget-view+json": view}
 
 
 def _range_input(spec):

@@ -1,9 +1,17 @@
 """Small Sphinx additions for the book's HTML (hooked in ``_config.yml``, ``local_extensions``).
 
-1. Every chapter page offers its notebook for download as ``.ipynb``: the chapter's MyST
-   Markdown is converted with jupytext at build time (no outputs, so the file is small and
-   runs in any Jupyter), written to ``_sources/<page>.ipynb``, and the book theme's download
-   menu gets its ".ipynb" entry (the theme shows it whenever ``ipynb_source`` is set).
+1. Every chapter page offers its reader's notebook for download as ``.ipynb``
+   (``notebooks/<page>.ipynb``, made by ``reader_notebooks.py``: it installs the book's
+   packages from the site's ``wheels/`` (``book_wheels.py``) and reads well in any Jupyter).
+   The book theme's download menu gets its ".ipynb" entry when ``ipynb_source`` is set; its
+   link is then pointed at the reader's notebook.
+   Launch buttons ("Otevřít v Colabu", Binder, a JupyterHub): only where the environment
+   names the repository, ``BOOK_REPOSITORY_URL=https://github.com/<owner>/<repository>``
+   (the workflow sets it, as it sets ``BOOK_BASE_URL``). They open the reader's notebooks
+   from the repository's branch ``notebooks``, which the workflow fills from
+   ``notebooks/`` of the built site (Colab opens notebooks from a GitHub path, and the
+   chapters themselves are ``.md``). A JupyterHub button needs the hub's address too,
+   ``BOOK_JUPYTERHUB_URL``.
 2. Inline scripts appear once. Sphinx 7.4 lists an inline script (``add_js_file(None,
    body=...)``) twice when an extension adds it after the builder has started: the builder
    stores it under the file name ``None``, and ``prepare_writing`` re-adds the registry's
@@ -17,15 +25,30 @@
    nothing would read it; the sliders' kernel-free ``text/html`` view carries all frames.
 """
 
+import os
 from pathlib import Path
-
-import jupytext
-import nbformat
 
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
 
-def _is_notebook_source(path):
+#: The repository's address (GitHub), from the environment: launch buttons only with it.
+REPOSITORY_VARIABLE = "BOOK_REPOSITORY_URL"
+
+#: A JupyterHub's address for its launch button (optional).
+JUPYTERHUB_VARIABLE = "BOOK_JUPYTERHUB_URL"
+
+#: The branch where the workflow publishes the reader's notebooks for Colab and Binder.
+NOTEBOOK_BRANCH = "notebooks"
+
+#: The launch buttons' Czech names and tooltips, by the theme's English text.
+LAUNCH_TEXTS = {
+    "Colab": ("Otevřít v Colabu", "Otevřít notebook kapitoly v Google Colab"),
+    "Binder": ("Otevřít v Binderu", "Otevřít notebook kapitoly v Binderu (mybinder.org)"),
+    "JupyterHub": ("Otevřít v JupyterHubu", "Otevřít notebook kapitoly na JupyterHubu"),
+}
+
+
+def is_notebook_source(path):
     """A MyST Markdown notebook: a .md file whose front matter has a jupytext header."""
     if path.suffix != ".md":
         return False
@@ -33,24 +56,54 @@ def _is_notebook_source(path):
     return text.startswith("---") and "\njupytext:" in text.split("\n---", 1)[0]
 
 
-def write_notebook(source, target):
-    """Convert the MyST Markdown chapter ``source`` to a plain ``.ipynb`` at ``target``."""
-    nb = jupytext.read(source)
-    nb.metadata.pop("jupytext", None)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.validate(nb)
-    nbformat.write(nb, str(target))
+def _is_notebook_page(app, pagename, doctree):
+    return (doctree is not None and pagename in app.env.found_docs
+            and is_notebook_source(Path(app.env.doc2path(pagename))))
 
 
 def offer_notebook(app, pagename, templatename, context, doctree):
-    """Write ``_sources/<page>.ipynb`` and let the theme's download menu link to it."""
-    if doctree is None or pagename not in app.env.found_docs:
+    """Let the theme's download menu have its ".ipynb" entry (pointed later)."""
+    if _is_notebook_page(app, pagename, doctree):
+        context["ipynb_source"] = pagename + ".ipynb"
+
+
+def point_buttons(app, pagename, templatename, context, doctree):
+    """After the theme built its buttons: ".ipynb" downloads the reader's notebook, and the
+    launch buttons open it (the theme links the page's ``.md``) with Czech names."""
+    if not _is_notebook_page(app, pagename, doctree):
         return
-    source = Path(app.env.doc2path(pagename))
-    if not _is_notebook_source(source):
+    from reader_notebooks import FOLDER
+
+    reader = context["pathto"](f"{FOLDER}/{pagename}.ipynb", 1)
+    for group in context.get("header_buttons", []):
+        for button in group.get("buttons", []):
+            if button.get("label") == "download-notebook-button":
+                button["url"] = reader
+            if group.get("label") == "launch-buttons" and button.get("type") == "link":
+                button["url"] = button["url"].replace(f"{pagename}.md", f"{pagename}.ipynb")
+                text, tooltip = LAUNCH_TEXTS.get(button["text"], (button["text"], None))
+                button["text"], button["tooltip"] = text, tooltip or button["tooltip"]
+        if group.get("label") == "launch-buttons":
+            group["tooltip"] = "Spustit notebook kapitoly"
+
+
+def configure_launch_buttons(app, config):
+    """Colab and Binder buttons (and a JupyterHub's) where the repository is named."""
+    repository = os.environ.get(REPOSITORY_VARIABLE, "").strip().rstrip("/")
+    options = config.html_theme_options
+    if not repository:
+        options.pop("launch_buttons", None)  # no address, no buttons
         return
-    write_notebook(source, Path(app.outdir, "_sources", pagename).with_suffix(".ipynb"))
-    context["ipynb_source"] = pagename + ".ipynb"
+    options["repository_url"] = repository
+    options["repository_branch"] = NOTEBOOK_BRANCH
+    options["path_to_docs"] = ""
+    options["launch_buttons"] = {
+        "notebook_interface": "jupyterlab",
+        "colab_url": "https://colab.research.google.com",
+        "binderhub_url": "https://mybinder.org",
+        "jupyterhub_url": os.environ.get(JUPYTERHUB_VARIABLE, "").strip(),
+        "thebe": False,
+    }
 
 
 def _script_key(asset):
@@ -81,10 +134,14 @@ def setup(app):
         "czech_bibliography",  # Czech citations and literature list
         "term_macros",         # the term colours' MathJax macros and CSS
         "figure_pictures",     # figures as <picture> for desktop/phone and light/dark
+        "book_wheels",         # the two packages as wheels in <site>/wheels/
+        "reader_notebooks",    # a reader's notebook per chapter in <site>/notebooks/
     ):
         app.setup_extension(extension)
     # before the theme builds its header buttons (priority 501)
     app.connect("html-page-context", offer_notebook, priority=400)
+    app.connect("html-page-context", point_buttons, priority=510)
+    app.connect("config-inited", configure_launch_buttons)
     # after every extension has added its scripts for the page
     app.connect("html-page-context", clean_scripts, priority=900)
     app.setup_extension("book_pdf")  # the whole-book PDF and the link to it
