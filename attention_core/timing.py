@@ -13,7 +13,10 @@ def cpu_time(func, repeats=3, at_least=0.005):
     divided by the number of calls, so the clock's resolution does not dominate.
     """
     calls, start = 0, time.process_time()
-    while time.process_time() - start < at_least:
+    # at least one call: the process's clock also counts its other threads (a BLAS thread
+    # still spinning, a slider's frames drawn in the background), so on a busy machine it
+    # can pass at_least before func has run at all
+    while calls == 0 or time.process_time() - start < at_least:
         func()
         calls += 1
     best = float("inf")

@@ -7,7 +7,9 @@ Sections, in order (``--only`` takes these names, several times or comma-separat
 * ``toy_training``     - 3: training steps per second of chapter 2's models
   (``benchmarks/toy_training.py``);
 * ``sliders``          - 4: one uncached move of every slider of every chapter;
-* ``book``             - 5: cold strict build of the book and a rebuild with nothing changed.
+* ``book``             - 5: cold strict build of the book and a rebuild with nothing changed;
+* ``blocked``          - 6: peak memory and time of ``blocked_attention`` against
+  ``self_attention`` (``benchmarks/blocked.py``).
 
 Progress goes to stderr, the table (Markdown) to stdout.
 """
@@ -95,12 +97,18 @@ def _book():
     return rows()
 
 
+def _blocked():
+    from .blocked import rows
+    return rows()
+
+
 SECTIONS = {
     "self_attention": _self_attention,
     "multi_head": _multi_head,
     "toy_training": _toy_training,
     "sliders": _sliders,
     "book": _book,
+    "blocked": _blocked,
 }
 
 
