@@ -1,4 +1,4 @@
-"""Timing on this machine, for the chapters that measure (chapters 2, 4, 5, 6 and 7)."""
+"""Timing on this machine, for the chapters that measure (chapters 2, 4, 5, 6, 7 and 10)."""
 
 import time
 from contextlib import contextmanager
@@ -7,24 +7,29 @@ from contextlib import contextmanager
 def cpu_time(func, repeats=3, at_least=0.005):
     """The shortest CPU time in seconds of one call ``func()``, over ``repeats`` rounds.
 
-    CPU time of this process (``time.process_time``), not wall-clock time: other programs
-    on a shared machine inflate it far less. Calls shorter than ``at_least`` seconds are
-    repeated within a round until the round lasts that long, and the round's time is
-    divided by the number of calls, so the clock's resolution does not dominate.
+    CPU time, not wall-clock time: other programs on a shared machine inflate it far less.
+    It is the CPU time of the calling thread alone (``time.thread_time``), with NumPy's
+    matrix products held to that one thread (:func:`one_thread`), so that work of the
+    process's other threads (a slider's frames drawn in the background, say) is not counted.
+    Where the products cannot be held to one thread (no ``threadpoolctl``), the whole
+    process's CPU time is taken instead (``time.process_time``). Calls shorter than
+    ``at_least`` seconds are repeated within a round until the round lasts that long, and
+    the round's time is divided by the number of calls, so the clock's resolution does not
+    dominate.
     """
-    calls, start = 0, time.process_time()
-    # at least one call: the process's clock also counts its other threads (a BLAS thread
-    # still spinning, a slider's frames drawn in the background), so on a busy machine it
-    # can pass at_least before func has run at all
-    while calls == 0 or time.process_time() - start < at_least:
-        func()
-        calls += 1
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.process_time()
-        for _ in range(calls):
+    with one_thread() as limited:
+        clock = time.thread_time if limited else time.process_time
+        calls, start = 0, clock()
+        # at least one call, whatever the clock did meanwhile
+        while calls == 0 or clock() - start < at_least:
             func()
-        best = min(best, (time.process_time() - start) / calls)
+            calls += 1
+        best = float("inf")
+        for _ in range(repeats):
+            start = clock()
+            for _ in range(calls):
+                func()
+            best = min(best, (clock() - start) / calls)
     return best
 
 
