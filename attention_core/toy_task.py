@@ -12,8 +12,9 @@ Three models, each with a forward and a backward pass written in NumPy (batched)
   ``y = softmax(W_O o + b_O)``; 16*8 + 2*16*18 + 10*16 + 10 = 874 parameters
   (chapter 4 also trains it at other d and without the division by sqrt(d));
 * ``"averaging"``: the same with fixed weights ``a_i = 1/n`` (so ``W_Q``, ``W_K`` are gone);
-* ``"dense"``: one hidden layer of 64 ReLU units on the 6*18 + 8 = 116 inputs laid side by
-  side; 64*116 + 64 + 10*64 + 10 = 8 138 parameters.
+* ``"dense"``: one hidden layer of H = 64 ReLU units (option ``hidden``) on the
+  6*18 + 8 = 116 inputs laid side by side; 116 H + H + 10 H + 10 = 127 H + 10 parameters,
+  8 138 for H = 64.
 
 The loss is the cross-entropy ``L = -ln y_c*`` in nats, averaged over a batch. Training uses
 Adam on fresh examples every step.
@@ -165,10 +166,17 @@ class AttentionModel(_Model):
     ``d`` is the dimension of q, k_i, v_i and o; with ``scaled=False`` the scores are
     ``q . k_i`` without the division by sqrt(d) (chapter 4). The initial parameters give
     q and k_i components of variance 1 (``W_Q`` ~ N(0, 1), ``W_K`` ~ N(0, 1/2): a key sums
-    two columns), so the scores start with variance 1 scaled and d unscaled (chapter 3).
+    two columns), so the scores start with variance 1 scaled and d unscaled (chapter 3);
+    ``qk_init_scale`` multiplies the initial ``W_Q`` and ``W_K`` (chapter 4's control:
+    ``d ** -0.25`` without the division starts with the scores of the division).
+
+    The computation is chapter 2's, ordered so that no (count, n, d) array is formed:
+    ``k_i = W_K x_i`` gives ``s_i = q . k_i = (W_K^T q) . x_i``, and ``v_i = W_V x_i``
+    gives ``o = sum_i a_i v_i = W_V xbar`` with ``xbar = sum_i a_i x_i`` (the same numbers,
+    up to rounding, as forming every k_i and v_i; chapter 4 checks them against that).
     """
 
-    def __init__(self, rng, d=16, uniform=False, scaled=True):
+    def __init__(self, rng, d=16, uniform=False, scaled=True, qk_init_scale=1.0):
         self.d = d
         self.uniform = uniform
         self.scaled = scaled
@@ -177,8 +185,9 @@ class AttentionModel(_Model):
         self.params = {}
         if not uniform:
             # q = W_Q e: one column per letter; k_i = W_K x_i sums two columns.
-            self.params["W_Q"] = rng.normal(0.0, 1.0, (d, N_LETTERS))
-            self.params["W_K"] = rng.normal(0.0, 1.0 / np.sqrt(2), (d, ITEM_SIZE))
+            self.params["W_Q"] = qk_init_scale * rng.normal(0.0, 1.0, (d, N_LETTERS))
+            self.params["W_K"] = qk_init_scale * rng.normal(0.0, 1.0 / np.sqrt(2),
+                                                            (d, ITEM_SIZE))
         self.params["W_V"] = rng.normal(0.0, 1.0 / np.sqrt(2), (d, ITEM_SIZE))
         self.params["W_O"] = rng.normal(0.0, 1.0 / np.sqrt(d), (N_DIGITS, d))
         self.params["b_O"] = np.zeros(N_DIGITS)
@@ -199,7 +208,7 @@ class AttentionModel(_Model):
         self._check("scores", examples)
         if self.uniform:
             raise ValueError("scores: the averaging model has no scores (its weights are fixed)")
-        return self._weights(examples)[3]
+        return self._weights(examples)[2]
 
     def attend(self, examples):
         """The output of step 2, ``o = sum_i a_i v_i`` (count, d)."""
@@ -208,42 +217,46 @@ class AttentionModel(_Model):
         return cache["o"]
 
     def _weights(self, examples):
+        """Weights a, queries q and scores s (count, n_pairs); q and s None if uniform."""
         items = examples.items
         count, n = items.shape[:2]
         if self.uniform:
-            return np.full((count, n), 1.0 / n), None, None, None
+            return np.full((count, n), 1.0 / n), None, None
         p = self.params
         q = examples.query @ p["W_Q"].T                        # (count, d)
-        K = items @ p["W_K"].T                                 # (count, n, d)
-        s = np.matmul(K, q[:, :, None])[:, :, 0] * self.score_scale
-        return softmax_unchecked(s.copy()), q, K, s
+        key_side = q @ p["W_K"]                                # W_K^T q: (count, 18)
+        s = _per_item(items, key_side) * self.score_scale      # q . k_i (/ sqrt d)
+        return softmax_unchecked(s.copy()), q, s
 
     def _forward(self, examples):
         self._check(f"{self.kind} model", examples)
         p = self.params
-        a, q, K, _ = self._weights(examples)
-        V = examples.items @ p["W_V"].T                        # (count, n, d)
-        o = np.matmul(a[:, None, :], V)[:, 0, :]               # (count, d)
+        a, q, _ = self._weights(examples)
+        mixed = np.matmul(a[:, None, :], examples.items)[:, 0, :]    # sum_i a_i x_i
+        o = mixed @ p["W_V"].T                                 # sum_i a_i v_i: (count, d)
         z = o @ p["W_O"].T + p["b_O"]
-        return z, {"examples": examples, "a": a, "q": q, "K": K, "V": V, "o": o}
+        return z, {"examples": examples, "a": a, "q": q, "mixed": mixed, "o": o}
 
     def _backward(self, grad_z, c):
         p = self.params
         items = c["examples"].items
-        count, n = items.shape[:2]
         grads = {"W_O": grad_z.T @ c["o"], "b_O": grad_z.sum(axis=0)}
         grad_o = grad_z @ p["W_O"]                                      # (count, d)
-        grad_V = c["a"][:, :, None] * grad_o[:, None, :]                # (count, n, d)
-        flat_items = items.reshape(count * n, ITEM_SIZE)
-        grads["W_V"] = grad_V.reshape(count * n, self.d).T @ flat_items
+        # dL/dv_i = a_i grad_o, so dL/dW_V = sum_i a_i grad_o x_i^T = grad_o^T xbar
+        grads["W_V"] = grad_o.T @ c["mixed"]
         if not self.uniform:
-            grad_a = np.matmul(c["V"], grad_o[:, :, None])[:, :, 0]      # (count, n)
+            grad_a = _per_item(items, grad_o @ p["W_V"])                # v_i . grad_o
             grad_s = softmax_backward(c["a"], grad_a) * self.score_scale
-            grad_q = np.matmul(grad_s[:, None, :], c["K"])[:, 0, :]     # (count, d)
-            grad_K = grad_s[:, :, None] * c["q"][:, None, :]            # (count, n, d)
-            grads["W_Q"] = grad_q.T @ c["examples"].query
-            grads["W_K"] = grad_K.reshape(count * n, self.d).T @ flat_items
+            # dL/dk_i = grad_s_i q and dL/dq = sum_i grad_s_i k_i = W_K sum_i grad_s_i x_i
+            weighted = np.matmul(grad_s[:, None, :], items)[:, 0, :]    # (count, 18)
+            grads["W_Q"] = (weighted @ p["W_K"].T).T @ c["examples"].query
+            grads["W_K"] = c["q"].T @ weighted
         return {name: grads[name] for name in p}
+
+
+def _per_item(items, vectors):
+    """``items[c, i] . vectors[c]`` for every example c and pair i: (count, n_pairs)."""
+    return np.matmul(items, vectors[:, :, None])[:, :, 0]
 
 
 class DenseModel(_Model):
@@ -284,38 +297,60 @@ class DenseModel(_Model):
                 "W_2": grad_z.T @ c["h"], "b_2": grad_z.sum(axis=0)}
 
 
+#: The options that choose a model, and the kinds of model each applies to.
+MODEL_OPTIONS = {"d": ("attention", "averaging"), "scaled": ("attention",),
+                 "qk_init_scale": ("attention",), "hidden": ("dense",)}
+
+#: What a model without the option lacks, for the error message.
+_LACKS = {"d": "no d", "scaled": "no scores", "qk_init_scale": "no W_Q and W_K",
+          "hidden": "no hidden layer"}
+
+
 def make_model(kind, rng, **options):
     """A freshly initialised model of ``kind`` ("attention", "averaging" or "dense").
 
-    Options as for :func:`train`: ``d`` (attention and averaging, default 16) and
-    ``scaled`` (attention only, default True).
+    Options as for :func:`train`: ``d`` (attention and averaging, default 16), ``scaled``
+    and ``qk_init_scale`` (attention only, defaults True and 1) and ``hidden`` (dense
+    only, default 64).
     """
     _check_kind("make_model", kind)
     if not isinstance(rng, np.random.Generator):
         raise ValueError("make_model: rng must be a numpy.random.Generator, e.g. "
                          f"np.random.default_rng(0); got {type(rng).__name__}")
-    unknown = set(options) - {"d", "scaled"}
+    unknown = set(options) - set(MODEL_OPTIONS)
     if unknown:
         raise ValueError(f"make_model: unknown option(s) {', '.join(sorted(unknown))}; the "
-                         "options are d and scaled")
+                         f"options are {', '.join(MODEL_OPTIONS)}")
     return _new_model("make_model", kind, rng, options)
 
 
 def _new_model(func, kind, rng, options, n_pairs=6):
-    """The model of ``kind`` with the checked options ``d`` and ``scaled``."""
-    for name, applies in (("d", ("attention", "averaging")), ("scaled", ("attention",))):
+    """The model of ``kind`` with the checked options of :data:`MODEL_OPTIONS`."""
+    for name, applies in MODEL_OPTIONS.items():
         if name in options and kind not in applies:
             raise ValueError(f"{func}: the option {name} applies only to the "
                              f"{' and '.join(applies)} model{'s' if len(applies) > 1 else ''}; "
-                             f"the {kind} model has {'no scores' if name == 'scaled' else 'no d'}")
+                             f"the {kind} model has {_LACKS[name]}")
     if kind == "dense":
-        return DenseModel(rng, n_pairs=n_pairs)
+        hidden = positive_int(func, "hidden", options.get("hidden", 64))
+        return DenseModel(rng, hidden=hidden, n_pairs=n_pairs)
     d = positive_int(func, "d", options.get("d", 16))
     scaled = options.get("scaled", True)
     if not isinstance(scaled, (bool, np.bool_)):
         raise ValueError(f"{func}: scaled must be True (scores q . k_i / sqrt(d)) or False "
                          f"(scores q . k_i); got {scaled!r}")
-    return AttentionModel(rng, d=d, uniform=kind == "averaging", scaled=bool(scaled))
+    qk_init_scale = options.get("qk_init_scale", 1.0)
+    if not _positive_number(qk_init_scale):
+        raise ValueError(f"{func}: qk_init_scale must be a positive number (it multiplies the "
+                         f"initial W_Q and W_K); got {qk_init_scale!r}")
+    return AttentionModel(rng, d=d, uniform=kind == "averaging", scaled=bool(scaled),
+                          qk_init_scale=float(qk_init_scale))
+
+
+def _positive_number(x):
+    """True for a finite number above 0 (not a bool)."""
+    return (isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
+            and bool(np.isfinite(x)) and x > 0)
 
 
 def _check_kind(func, kind):
@@ -360,7 +395,7 @@ class TrainingResult:
 
 
 #: The options :func:`train` accepts besides its arguments.
-TRAIN_OPTIONS = ("learning_rate", "n_pairs", "d", "scaled", "callback")
+TRAIN_OPTIONS = ("learning_rate", "n_pairs", *MODEL_OPTIONS, "callback")
 
 
 def train(kind, steps, batch_size=64, seed=0, **options):
@@ -374,13 +409,18 @@ def train(kind, steps, batch_size=64, seed=0, **options):
       (default 16, the source's);
     * ``scaled``: the attention model's scores are ``q . k_i / sqrt(d)`` if True (the
       default) and ``q . k_i`` if False (chapter 4's saturation in training);
+    * ``qk_init_scale``: a number that multiplies the attention model's initial ``W_Q`` and
+      ``W_K`` (default 1; chapter 4's control without the division uses ``d ** -0.25``);
+    * ``hidden``: the width H of the dense model's hidden layer (default 64; chapter 2's
+      width sweep);
     * ``callback``: a function ``callback(step, model)``, called before the first step with
       ``step = 0`` and after every step with the number of steps done; it may read the model
       (weights, parameters) but must not change it.
 
     Everything random (initial parameters, the examples) comes from
     ``np.random.default_rng(seed)``, so a seed gives the same losses every run, and the
-    options ``scaled`` and ``callback`` do not change which numbers are drawn.
+    options ``scaled``, ``qk_init_scale`` and ``callback`` do not change which numbers are
+    drawn.
     """
     _check_kind("train", kind)
     steps = positive_int("train", "steps", steps)
@@ -390,7 +430,7 @@ def train(kind, steps, batch_size=64, seed=0, **options):
         raise ValueError(f"train: unknown option(s) {', '.join(sorted(unknown))}; the options "
                          f"are {', '.join(TRAIN_OPTIONS)}")
     learning_rate = options.get("learning_rate", LEARNING_RATES[kind])
-    if not (isinstance(learning_rate, (int, float)) and learning_rate > 0):
+    if not _positive_number(learning_rate):
         raise ValueError(f"train: learning_rate must be a positive number; got {learning_rate!r}")
     n_pairs = options.get("n_pairs", 6)
     callback = options.get("callback")
@@ -401,7 +441,7 @@ def train(kind, steps, batch_size=64, seed=0, **options):
     if kind == "dense":
         n_pairs = positive_int("train", "n_pairs", n_pairs)
     model = _new_model("train", kind, rng,
-                       {k: v for k, v in options.items() if k in ("d", "scaled")}, n_pairs)
+                       {k: v for k, v in options.items() if k in MODEL_OPTIONS}, n_pairs)
     make_examples(1, rng, n_pairs)  # checks n_pairs before the loop
     optimiser = Adam(model.params, learning_rate)
     losses = np.empty(steps)

@@ -5,10 +5,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attention_core import attention
+from attention_core import attention, toy_task
 from attention_core.toy_task import (
     KINDS,
     LEARNING_RATES,
+    Adam,
     evaluate,
     make_examples,
     make_model,
@@ -54,6 +55,8 @@ def test_examples_cover_letters_digits_and_positions_uniformly():
 
 VARIANTS = [(kind, {}) for kind in KINDS] + [
     ("attention", {"d": 5}),
+    ("attention", {"scaled": False, "qk_init_scale": 0.5}),
+    ("dense", {"hidden": 7}),
     ("attention", {"scaled": False}),
     ("attention", {"d": 7, "scaled": False}),
     ("averaging", {"d": 3}),
@@ -198,6 +201,72 @@ def test_without_scaling_the_scores_are_sqrt_d_times_larger():
         assert scaled.n_params == d * 8 + 2 * d * 18 + 10 * d + 10
 
 
+def test_dense_width_option_sets_the_hidden_layer_and_the_count():
+    """Chapter 2's width sweep: 127 H + 10 parameters for a hidden layer of H units."""
+    for hidden in (8, 64, 256):
+        model = make_model("dense", np.random.default_rng(0), hidden=hidden)
+        assert model.params["W_1"].shape == (hidden, 116)
+        assert model.n_params == 127 * hidden + 10
+        assert train("dense", 2, seed=1, hidden=hidden).model.n_params == 127 * hidden + 10
+    assert np.array_equal(train("dense", 20, seed=4).losses,
+                          train("dense", 20, seed=4, hidden=64).losses)
+
+
+def test_qk_init_scale_multiplies_the_initial_w_q_and_w_k_only():
+    """The same draws, W_Q and W_K times the number: d ** -0.25 without the division starts
+    with exactly the scores of the division (chapter 4's control)."""
+    ex = make_examples(6, np.random.default_rng(0))
+    for d in (16, 256):
+        plain = make_model("attention", np.random.default_rng(d), d=d)
+        small = make_model("attention", np.random.default_rng(d), d=d, scaled=False,
+                           qk_init_scale=d ** -0.25)
+        for name, p in plain.params.items():
+            factor = d ** -0.25 if name in ("W_Q", "W_K") else 1.0
+            assert np.allclose(small.params[name], factor * p, rtol=1e-15, atol=0)
+        assert np.allclose(small.scores(ex), plain.scores(ex), rtol=1e-12)
+
+
+def test_without_division_and_smaller_init_is_the_division_with_a_larger_step_for_w_q_w_k(
+        monkeypatch):
+    """Adam's step does not depend on the gradient's scale, so training without the division
+    from W_Q, W_K times d^(-1/4) is training with it whose W_Q, W_K take steps d^(1/4) times
+    larger (chapter 4): the same losses, parameters d^(1/4) apart. Exactly so with Adam's
+    epsilon negligible; with the default 1e-8 the losses differ by less than 0.1 %."""
+    d, steps, eta = 64, 30, LEARNING_RATES["attention"]
+
+    def with_division(adam):
+        rng = np.random.default_rng(2)                 # train's draws, in train's order
+        model = make_model("attention", rng, d=d)
+        make_examples(1, rng)
+        fast = adam({k: model.params[k] for k in ("W_Q", "W_K")}, eta * d ** 0.25)
+        rest = adam({k: model.params[k] for k in ("W_V", "W_O", "b_O")}, eta)
+        losses = []
+        for _ in range(steps):
+            loss, grads = model.loss_and_gradients(make_examples(64, rng))
+            losses.append(loss)
+            fast.step(grads)
+            rest.step(grads)
+        return np.array(losses), model
+
+    def control():
+        return train("attention", steps, seed=2, d=d, scaled=False, qk_init_scale=d ** -0.25)
+
+    losses, _ = with_division(Adam)
+    assert np.abs(losses / control().losses - 1).max() < 1e-3
+
+    class NoEpsilon(Adam):
+        def __init__(self, params, learning_rate):
+            super().__init__(params, learning_rate, eps=1e-300)
+
+    monkeypatch.setattr(toy_task, "Adam", NoEpsilon)
+    losses, model = with_division(NoEpsilon)
+    result = control()
+    assert np.allclose(losses, result.losses, rtol=1e-12, atol=0)
+    for name in ("W_Q", "W_K"):
+        assert np.allclose(d ** 0.25 * result.model.params[name], model.params[name],
+                           rtol=0, atol=1e-12)
+
+
 def test_larger_d_without_scaling_saturates_at_initialisation():
     """Chapter 4: initial scores have variance about d without the division and 1 with it."""
     ex = make_examples(2000, np.random.default_rng(1))
@@ -284,6 +353,16 @@ def test_train_rejects_unknown_options_and_bad_learning_rates():
     ("dense", {"scaled": True}, "train: the option scaled applies only to the attention model"),
     ("dense", {"d": 16}, "train: the option d applies only to the attention and averaging "
                          "models; the dense model has no d"),
+    ("dense", {"qk_init_scale": 0.5}, "train: the option qk_init_scale applies only to the "
+                                      "attention model; the dense model has no W_Q and W_K"),
+    ("attention", {"hidden": 32}, "train: the option hidden applies only to the dense model; "
+                                  "the attention model has no hidden layer"),
+    ("attention", {"qk_init_scale": 0}, r"train: qk_init_scale must be a positive number \(it "
+                                        r"multiplies the initial W_Q and W_K\); got 0"),
+    ("attention", {"qk_init_scale": float("inf")}, "train: qk_init_scale must be a positive"),
+    ("attention", {"qk_init_scale": True}, "train: qk_init_scale must be a positive"),
+    ("dense", {"hidden": 0}, "train: hidden must be at least 1; got 0"),
+    ("dense", {"hidden": 8.0}, "train: hidden must be a whole number; got 8.0"),
     ("attention", {"callback": "print"}, r"train: callback must be a function "
                                          r"callback\(step, model\); got str"),
 ])
@@ -296,7 +375,7 @@ def test_make_model_takes_the_same_options_and_rejects_bad_ones():
     rng = np.random.default_rng(0)
     assert make_model("attention", rng, d=4, scaled=False).params["W_K"].shape == (4, 18)
     with pytest.raises(ValueError, match="make_model: unknown option.* learning_rate; the "
-                                         "options are d and scaled"):
+                                         "options are d, scaled, qk_init_scale, hidden"):
         make_model("attention", rng, learning_rate=0.1)
     with pytest.raises(ValueError, match="make_model: d must be at least 1; got 0"):
         make_model("averaging", rng, d=0)
