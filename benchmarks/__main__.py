@@ -6,6 +6,8 @@ Sections, in order (``--only`` takes these names, several times or comma-separat
 * ``multi_head``       - 2: ``multi_head_attention`` against its products and PyTorch;
 * ``toy_training``     - 3: training steps per second of chapter 2's models
   (``benchmarks/toy_training.py``);
+* ``transformer_training`` - 3b: a training step of chapter 9's small transformer against
+  the same model in PyTorch (``benchmarks/transformer_training.py``);
 * ``sliders``          - 4: one uncached move of every slider of every chapter;
 * ``book``             - 5: cold strict build of the book and a rebuild with nothing changed;
 * ``blocked``          - 6: peak memory and time of ``blocked_attention`` against
@@ -87,6 +89,11 @@ def toy_rows(raw):
     return rows
 
 
+def _transformer_training():
+    from .transformer_training import run
+    return run()
+
+
 def _sliders():
     from .sliders import rows
     return rows()
@@ -106,6 +113,7 @@ SECTIONS = {
     "self_attention": _self_attention,
     "multi_head": _multi_head,
     "toy_training": _toy_training,
+    "transformer_training": _transformer_training,
     "sliders": _sliders,
     "book": _book,
     "blocked": _blocked,
