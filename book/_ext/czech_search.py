@@ -62,6 +62,18 @@ def fold(word):
 TEX_COMMAND = re.compile(r"\\(?:u[0-9a-fA-F]{4}|[A-Za-z]+)")
 
 
+def keep_in(word, stem):
+    """The Snowball stem of ``word`` with an "-in" its possessive step took off put back.
+
+    The step is for possessives ("matčin" -> "matč"); in this book it cut roots instead:
+    "součin" -> "souč", a prefix of "součet"'s "součt", so that a search for the one found
+    the other (the search matches parts of terms too), and "jediný" -> "jed".
+    """
+    if word.startswith(stem) and word[len(stem):].startswith("in"):
+        return stem + "in"
+    return stem
+
+
 class SearchCzech(SearchLanguage):
     """Czech: Snowball stems without diacritics, Czech stop words."""
 
@@ -88,7 +100,7 @@ var Stemmer = function() {
         return self._word_re.findall(TEX_COMMAND.sub(" ", text))
 
     def _reduce(self, lower):
-        return fold(self.stemmer.stemWord(lower))
+        return fold(keep_in(lower, self.stemmer.stemWord(lower)))
 
     def stem(self, word):
         lower = word.lower()
@@ -130,13 +142,15 @@ def reduction_table(forms, terms):
 
 
 def endings(forms, terms):
-    """The endings the stemmer took off the book's forms (without diacritics), longest first."""
+    """The endings the stemmer took off the book's forms (without diacritics), shortest
+    first: the browser keeps the longest stem of the index that a word it does not know
+    begins with ("součinech" -> "soucin", not "souc")."""
     found = set()
     for form, term in forms.items():
         key = fold(form)
         if term in terms and key.startswith(term) and len(key) > len(term):
             found.add(key[len(term):])
-    return sorted(found, key=lambda e: (-len(e), e))
+    return sorted(found, key=lambda e: (len(e), e))
 
 
 _GREEK = dict(zip(
@@ -155,6 +169,8 @@ _SYMBOLS = {
     "log": "log", "ln": "ln", "exp": "exp", "max": "max", "min": "min", "arg": "arg",
     "tanh": "tanh", "Var": "Var", "E": "E",
 }
+_ACCENTS = {"bar": "\u0304", "overline": "\u0305", "hat": "\u0302", "widehat": "\u0302",
+            "tilde": "\u0303", "widetilde": "\u0303", "vec": "\u20d7", "dot": "\u0307"}
 _SUBSCRIPTS = str.maketrans("0123456789+-=()aehijklmnoprstuvx",
                             "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ")
 _SUPERSCRIPTS = str.maketrans("0123456789+-=()abdehiklmnoptT",
@@ -178,6 +194,11 @@ def tex_to_text(tex):
     text = re.sub(r"\\(?:left|right|big|Big|bigg|Bigg)(?![A-Za-z])", "", text)
     text = text.replace("\\mathbb{R}", "ℝ").replace("\\mathbb R", "ℝ")
     text = re.sub(r"\^(?:\{\\top\}|\\top(?![A-Za-z]))", "ᵀ", text)
+    # accents (\bar s, \hat{y}) as combining marks; a font or \operatorname before a
+    # single letter (\mathsf T) only dresses it
+    text = re.sub(r"\\(bar|overline|hat|widehat|tilde|widetilde|vec|dot)(?![A-Za-z])\s*(?:\{([^{}]*)\}|(\w))",
+                  lambda m: (m.group(2) or m.group(3)) + _ACCENTS[m.group(1)], text)
+    text = re.sub(r"\\(?:math[a-z]+|text[a-z]*|operatorname|boldsymbol|bm)\s+(?=\w)", "", text)
     # a command with an argument that only dresses it (\text, \mathrm, the book's \dotaz ...)
     text = re.sub(r"\\(?!(?:d|t)?frac\b|sqrt\b)[A-Za-z]+\s*(?=\{)", "", text)
     for _ in range(10):  # groups from the innermost out
@@ -208,8 +229,11 @@ def _scripted(body, table, mark):
     return mark + (body if len(body) == 1 else "(" + body + ")")
 
 
-#: Parts of a built page that are not its text: code of the cells, scripts, permalinks.
-NOT_TEXT = "script, style, .cell_input, .headerlink, .toggle-button, img, svg, .ac-explore script"
+#: Parts of a built page that are not its text: code of the cells, scripts, permalinks, the
+#: list of a slider's readouts that sizes its readout, the phone's copy of a formula, what
+#: only paper shows.
+NOT_TEXT = ("script, style, .cell_input, .headerlink, .toggle-button, img, svg, "
+            ".ac-readout-sizer, .ac-math-narrow, .ac-print-only")
 
 
 def page_text(html_text):
@@ -224,8 +248,11 @@ def page_text(html_text):
         element.decompose()
     for math in article.select(".math"):
         math.replace_with(" " + tex_to_text(math.get_text()) + " ")
-    text = article.get_text(" ")
-    return re.sub(r"[ \t\r\n]+", " ", text).strip()
+    text = re.sub(r"\s+", " ", article.get_text(" "))
+    # the pieces of the page were joined with spaces: none before a closing mark or after
+    # an opening one ("slovo ," -> "slovo,")
+    text = re.sub(r" (?=[,.;:!?)\]“‘…])", "", text)
+    return re.sub(r"(?<=[(\[„‚]) ", "", text).strip()
 
 
 def write_search_data(app, exception):
