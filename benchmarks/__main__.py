@@ -7,7 +7,10 @@ Sections, in order (``--only`` takes these names, several times or comma-separat
 * ``toy_training``     - 3: training steps per second of chapter 2's models
   (``benchmarks/toy_training.py``);
 * ``sliders``          - 4: one uncached move of every slider of every chapter;
-* ``book``             - 5: cold strict build of the book and a rebuild with nothing changed.
+* ``book``             - 5: cold strict build of the book (and where its time goes), a rebuild
+  with nothing changed, and what each chapter's first load transfers at 390 and 1 280 px;
+* ``jupyterlab``       - 6: JupyterLab, Run All to a new figure under each chapter's first
+  slider, against a reference notebook (``benchmarks/jupyterlab.py``).
 
 Progress goes to stderr, the table (Markdown) to stdout.
 """
@@ -95,12 +98,18 @@ def _book():
     return rows()
 
 
+def _jupyterlab():
+    from .jupyterlab import rows
+    return rows()
+
+
 SECTIONS = {
     "self_attention": _self_attention,
     "multi_head": _multi_head,
     "toy_training": _toy_training,
     "sliders": _sliders,
     "book": _book,
+    "jupyterlab": _jupyterlab,
 }
 
 

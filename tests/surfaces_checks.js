@@ -96,6 +96,34 @@
     return {problems, counts};
   },
 
+  explores() {
+    return [...document.querySelectorAll('article .ac-explore')].map(panel => {
+      const img = [...panel.querySelectorAll('img.ac-frame')].find(i => i.getClientRects().length);
+      const box = img ? img.getBoundingClientRect() : {width: 0, height: 0};
+      const section = panel.closest('section[id]');
+      return {where: section ? '#' + section.id : '', height: panel.getBoundingClientRect().height,
+              src: img ? img.currentSrc : '', shown: [box.width, box.height],
+              loaded: !!(img && img.complete && img.naturalWidth)};
+    });
+  },
+
+  formulas() {
+    // MathJax's own tab stops (a formula that scrolls in its box gets one from surfaces.js,
+    // role "region"), and the font of Czech text inside formulas against the text's
+    const article = document.querySelector('article.bd-article');
+    const textFont = article ? getComputedStyle(article.querySelector('p') || article).fontFamily : '';
+    const tabStops = [...document.querySelectorAll('mjx-container, mjx-container *')]
+      .filter(e => e.tabIndex >= 0 && e.getAttribute('role') !== 'region').length;
+    const regions = document.querySelectorAll('mjx-container[role="region"]').length;
+    const fonts = [...document.querySelectorAll('mjx-mtext')]
+      .filter(e => /[^\x00-\x7f]/.test(e.textContent.replace(/\u00a0/g, '')))
+      .filter(e => !getComputedStyle(e).fontFamily.endsWith(textFont))
+      .map(e => e.textContent.trim() + ': ' + getComputedStyle(e).fontFamily);
+    const breakable = [...document.querySelectorAll('.ac-breakable')].map(b => ({
+      fits: b.classList.contains('ac-fits'), breaks: b.classList.contains('ac-breaks')}));
+    return {tabStops, regions, fonts, breakable};
+  },
+
   backgrounds() {
     const parse = c => { const m = c.match(/rgba?\(([^)]+)\)/); if (!m) return [0, 0, 0, 0];
       const p = m[1].split(/[ ,\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
@@ -147,6 +175,22 @@
       panel.querySelectorAll('input[type=range]').forEach((input, j) => {
         if (input.value !== input.defaultValue) problems.push(`slider ${k + 1}.${j + 1}: printed at ${input.value}, not at its start value ${input.defaultValue}`);
       });
+    });
+    const title = document.querySelector('article.bd-article h1');
+    if (title && (!shown(title) || (title.querySelector('.section-number') && !shown(title.querySelector('.section-number'))))) {
+      problems.push(`the chapter's title „${title.textContent.trim().slice(0, 40)}“ is printed without its number`);
+    }
+    document.querySelectorAll('article section').forEach(section => {
+      const heading = section.querySelector(':scope > h1, :scope > h2, :scope > h3');
+      if (!heading || !/Cvičení/.test(heading.textContent)) return;
+      [...section.querySelectorAll(':scope > p')].filter(shown).forEach(p => {
+        if (/sbalen|rozbal/.test(p.textContent)) problems.push(`„${p.textContent.trim().slice(0, 50)}…“ is printed, but paper has no folded solutions`);
+      });
+    });
+    document.querySelectorAll('article div.highlight pre').forEach(pre => {
+      if (shown(pre) && pre.textContent.trim() && !pre.querySelector('.ac-print-line')) {
+        problems.push(`the code „${pre.textContent.trim().slice(0, 40)}…“ is not split into lines (a wrapped line would start at column 0)`);
+      }
     });
     document.querySelectorAll('article pre').forEach(pre => {
       if (shown(pre) && pre.scrollWidth > pre.clientWidth + 1) {

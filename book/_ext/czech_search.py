@@ -171,6 +171,7 @@ _SYMBOLS = {
 }
 _ACCENTS = {"bar": "\u0304", "overline": "\u0305", "hat": "\u0302", "widehat": "\u0302",
             "tilde": "\u0303", "widetilde": "\u0303", "vec": "\u20d7", "dot": "\u0307"}
+_ACCENT = re.compile(r"\\(" + "|".join(_ACCENTS) + r")(?![A-Za-z])\s*(?:\{([^{}]*)\}|(\w))")
 _SUBSCRIPTS = str.maketrans("0123456789+-=()aehijklmnoprstuvx",
                             "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ")
 _SUPERSCRIPTS = str.maketrans("0123456789+-=()abdehiklmnoptT",
@@ -196,8 +197,7 @@ def tex_to_text(tex):
     text = re.sub(r"\^(?:\{\\top\}|\\top(?![A-Za-z]))", "ᵀ", text)
     # accents (\bar s, \hat{y}) as combining marks; a font or \operatorname before a
     # single letter (\mathsf T) only dresses it
-    text = re.sub(r"\\(bar|overline|hat|widehat|tilde|widetilde|vec|dot)(?![A-Za-z])\s*(?:\{([^{}]*)\}|(\w))",
-                  lambda m: (m.group(2) or m.group(3)) + _ACCENTS[m.group(1)], text)
+    text = _ACCENT.sub(lambda m: (m.group(2) or m.group(3)) + _ACCENTS[m.group(1)], text)
     text = re.sub(r"\\(?:math[a-z]+|text[a-z]*|operatorname|boldsymbol|bm)\s+(?=\w)", "", text)
     # a command with an argument that only dresses it (\text, \mathrm, the book's \dotaz ...)
     text = re.sub(r"\\(?!(?:d|t)?frac\b|sqrt\b)[A-Za-z]+\s*(?=\{)", "", text)

@@ -14,10 +14,13 @@ takes one page at a time, the costliest first, so a core that is done takes the 
 pages are ordered by how long they took to read in the previous build (kept in the
 environment), or, in a cold build, by the length of their code.
 
-Jupyter Book's sphinx-multitoc-numbering (0.1.3) declares nothing, so Sphinx would read
-serially (with a warning): it only logs its version and replaces the method that numbers
-the table of contents, which the main process runs after reading; it keeps nothing per
-page. The book declares it safe for parallel reading (:data:`DECLARED_SAFE`).
+Three extensions Jupyter Book loads declare nothing, so Sphinx would read serially (with a
+warning), and each is safe; the book declares them so (:data:`DECLARED_SAFE`):
+sphinx-multitoc-numbering 0.1.3 only logs its version and replaces the method that
+numbers the table of contents, which the main process runs after reading;
+sphinx-mathjax-offline 0.0.2 only sets ``mathjax_path`` and copies MathJax after the
+build; sphinx-jupyterbook-latex 1.0.0 changes each page's own nodes (the root page's
+toctrees; the rest only for the LaTeX builder). None keeps anything per page.
 
 The chapters that measure time measure CPU time (``attention_core.timing``), which two
 kernels running side by side do not change.
@@ -39,7 +42,8 @@ JOBS_VARIABLE = "BOOK_JOBS"
 MOST_JOBS = 4
 
 #: Extensions that do not say whether they are safe for parallel reading, and are.
-DECLARED_SAFE = ("sphinx_multitoc_numbering",)
+DECLARED_SAFE = ("sphinx_multitoc_numbering", "sphinx-mathjax-offline",
+                 "sphinx_jupyterbook_latex")
 
 _CODE_CELL = re.compile(r"^```\{code-cell\}.*?^```", re.MULTILINE | re.DOTALL)
 _SPLIT_CHUNKS = sphinx.builders.make_chunks
