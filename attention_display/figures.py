@@ -56,8 +56,8 @@ PANEL_INSET = 13
 PANEL_WIDTH = COLUMN_WIDTH - 2 * PANEL_INSET
 NARROW_PANEL_WIDTH = NARROW_WIDTH - 2 * PANEL_INSET
 
-#: The tallest a slider's phone frame may be (CSS px): with its sliders and caption the
-#: panel then fits a 390 x 844 phone's screen under the page's header.
+#: The tallest a slider's phone frame may be (CSS px); less where its sliders and caption
+#: need the room (``interactive.PHONE_PANEL_HEIGHT``).
 NARROW_FRAME_HEIGHT = 500
 
 #: The smallest text a picture may show (CSS px at its natural size): 6,5 pt.

@@ -62,6 +62,17 @@ HTML_BOOK = "ATTENTION_CORE_HTML_BOOK"
 EXPLORE_MIME = "application/vnd.attention-core.explore+json"
 
 
+#: A slider's panel on a 390 x 844 phone (CSS px): at most PHONE_PANEL_HEIGHT tall, so that
+#: the sliders and the picture they change are on the screen together under the page's
+#: header. The phone frame gets what the sliders (label above the track), the caption
+#: (lines of about PHONE_CAPTION_CHARS characters) and the panel's padding leave.
+PHONE_PANEL_HEIGHT = 760
+PHONE_PANEL_EXTRA = 40
+PHONE_SLIDER_HEIGHT = 72
+PHONE_CAPTION_LINE = 22
+PHONE_CAPTION_CHARS = 42
+PHONE_FRAME_LEAST = 300
+
 #: Under the caption of a position whose frame is not drawn yet (the nearest drawn frame is
 #: shown meanwhile).
 PENDING = "Obrázek pro tuto polohu se ještě kreslí, zatím vidíte nejbližší hotový."
@@ -352,11 +363,21 @@ class Explorer:
             lay_out = {"live": None,
                        "wide": figures.layout_for(figures.PANEL_WIDTH),
                        "narrow": figures.layout_for(figures.NARROW_PANEL_WIDTH, stacked=True,
-                                                    max_height=figures.NARROW_FRAME_HEIGHT),
+                                                    max_height=self._phone_frame_height()),
                        }[layout]
             self._painters[key] = figures.Painter(
                 lay_out, dpi=figures.CSS_PX_PER_INCH * density)
         return self._painters[key]
+
+    def _phone_frame_height(self):
+        """The tallest the phone frame may be (CSS px): at most NARROW_FRAME_HEIGHT, and
+        less where the sliders and the longest caption take more of the screen, so that
+        the panel stays within PHONE_PANEL_HEIGHT (estimated: the browser tests measure)."""
+        longest = max(len(self.alt_text(combo)) for combo in self._combos())
+        lines = math.ceil(longest / PHONE_CAPTION_CHARS)
+        room = (PHONE_PANEL_HEIGHT - PHONE_PANEL_EXTRA - PHONE_SLIDER_HEIGHT * len(self.specs)
+                - PHONE_CAPTION_LINE * lines)
+        return max(PHONE_FRAME_LEAST, min(figures.NARROW_FRAME_HEIGHT, room))
 
     def _render(self, indices, renderings, texts=None):
         """Call ``draw`` once for ``indices``; return the pixels of each (layout, density).

@@ -84,6 +84,24 @@
       }
     });
 
+    // a toggle's title and its hint ("Klikněte pro zobrazení") side by side, not overlapping
+    article.querySelectorAll('.admonition.toggle > .admonition-title').forEach(title => {
+      const button = title.querySelector('button.toggle-button');
+      if (!button || !shown(button)) return;
+      const hint = button.getBoundingClientRect();
+      const range = document.createRange();
+      for (const node of title.childNodes) {
+        if (node === button) continue;
+        range.selectNodeContents(node);
+        for (const r of range.getClientRects()) {
+          if (r.width > 0 && r.right > hint.left + 1 && r.bottom > hint.top + 1 && r.top < hint.bottom - 1) {
+            problems.push({kind: 'title', text: `the title „${short(title.textContent)}“ runs into its toggle's hint`});
+            return;
+          }
+        }
+      }
+    });
+
     // anything else that sticks out of the article on the right (not inside a scroller)
     const right = article.getBoundingClientRect().right;
     const scrolls = el => { const o = getComputedStyle(el).overflowX; return o === 'auto' || o === 'scroll' || o === 'hidden'; };

@@ -14,6 +14,7 @@ from pathlib import Path
 from browser_support import Visit, frame_file, shown_frame
 from PIL import Image
 
+from attention_display.interactive import PHONE_PANEL_HEIGHT
 from chapters import BOOK
 
 #: Viewports (CSS px) the book is checked at: a phone and a small laptop.
@@ -77,7 +78,7 @@ def measure_layout(page):
 
 #: The tallest a slider's panel may be on a 390 x 844 phone: its sliders and the picture they
 #: change visible together under the page's header (issue 22).
-MAX_PHONE_PANEL = 760
+MAX_PHONE_PANEL = PHONE_PANEL_HEIGHT
 
 
 def measure_explores(page, built_html):

@@ -77,6 +77,10 @@ def test_tables_fit_their_column(layout):
     assert not layout["table"], f"{len(layout['table'])} tables:\n" + "\n".join(layout["table"])
 
 
+def test_toggle_titles_leave_room_for_their_hint(layout):
+    assert not layout["title"], "\n".join(layout["title"])
+
+
 def test_display_formulas_fit_their_column(layout):
     assert not layout["formula"], (f"{len(layout['formula'])} formulas:\n"
                                    + "\n".join(layout["formula"]))

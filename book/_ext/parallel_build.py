@@ -20,7 +20,10 @@ sphinx-multitoc-numbering 0.1.3 only logs its version and replaces the method th
 numbers the table of contents, which the main process runs after reading;
 sphinx-mathjax-offline 0.0.2 only sets ``mathjax_path`` and copies MathJax after the
 build; sphinx-jupyterbook-latex 1.0.0 changes each page's own nodes (the root page's
-toctrees; the rest only for the LaTeX builder). None keeps anything per page.
+toctrees; the rest only for the LaTeX builder). None keeps anything per page. And
+sphinx-proof 0.4.0 declares itself safe but its domain cannot merge what a process read
+(Sphinx's default raises): the domain keeps nothing (sphinx-proof merges its list of proofs,
+``env.proof_list``, itself), so its merge does nothing (:func:`_merge_nothing`).
 
 The chapters that measure time measure CPU time (``attention_core.timing``), which two
 kernels running side by side do not change.
@@ -32,6 +35,7 @@ import time
 from pathlib import Path
 
 import sphinx.builders
+from sphinx.domains import Domain
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
@@ -59,6 +63,10 @@ def jobs():
     return max(1, min(cores or 1, MOST_JOBS))
 
 
+def _merge_nothing(domain, docnames, otherdata):
+    """A domain whose data is only its initial data: nothing to merge."""
+
+
 def use_the_cores(app, config):
     if app.parallel <= 1:  # a -j given to Sphinx itself wins
         app.parallel = jobs()
@@ -66,6 +74,9 @@ def use_the_cores(app, config):
         extension = app.extensions.get(name)
         if extension is not None and extension.parallel_read_safe is None:
             extension.parallel_read_safe = True
+    proof = app.registry.domains.get("prf")
+    if proof is not None and proof.merge_domaindata is Domain.merge_domaindata:
+        proof.merge_domaindata = _merge_nothing
 
 
 def _one_per_chunk(arguments, nproc, maxbatch=10):
