@@ -19,7 +19,6 @@ import pytest
 import snowballstemmer
 from browser_support import Visit, pages
 from bs4 import BeautifulSoup
-from czech_search import keep_in
 from czech_support import article_prose, fold, strip_html_fast, words
 
 from chapters import ROOT
@@ -31,6 +30,8 @@ STEMMER = snowballstemmer.stemmer("czech")
 
 def term(word):
     """The index term of a word, the way the book's search language makes it."""
+    from czech_search import keep_in  # book/_ext, on the path once czech_support is imported
+
     lower = word.lower()
     return fold(keep_in(lower, STEMMER.stemWord(lower)))
 
@@ -162,7 +163,8 @@ def test_search_snippets_are_clean_text(built_html):
         for row in soup.select("table.ac-table tr"):
             cells = [cell.get_text(" ").split() for cell in row.find_all(["td", "th"])]
             for left, right in zip(cells, cells[1:]):
-                if left and right and term(left[-1] + right[0]) in terms:
+                glued = left[-1] + right[0] if left and right else ""
+                if len(glued) >= 5 and term(glued) in terms:  # "2" + "d" is a word of its own
                     problems.append(f"{page.name}: glued cells {left[-1]!r} + {right[0]!r}")
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:30])
 

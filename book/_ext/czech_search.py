@@ -18,7 +18,8 @@ Sphinx 7.4 has no Czech search language and falls back to English stemming, so "
 - **Results.** The search page (template ``search.html``) shows each page once, with a
   snippet around the first word that matched and that word highlighted, and says in Czech
   how many pages it found ("Nalezeny 3 stránky"). The snippets come from the same data file
-  (the text of every page, formulas written as plain text, code left out), not from
+  (the text of every page, formulas written as plain text, code left out; read in one
+  pass with the standard library's HTML parser), not from
   fetching the pages: that works from a local folder (``file://``) too, where fetching is
   blocked.
 """
@@ -26,10 +27,10 @@ Sphinx 7.4 has no Czech search language and falls back to English stemming, so "
 import json
 import re
 import unicodedata
+from html.parser import HTMLParser
 from pathlib import Path
 
 import snowballstemmer
-from bs4 import BeautifulSoup
 from sphinx.search import SearchLanguage
 from sphinx.util import logging
 
@@ -232,23 +233,63 @@ def _scripted(body, table, mark):
 #: Parts of a built page that are not its text: code of the cells, scripts, permalinks, the
 #: list of a slider's readouts that sizes its readout, the phone's copy of a formula, what
 #: only paper shows.
-NOT_TEXT = ("script, style, .cell_input, .headerlink, .toggle-button, img, svg, "
-            ".ac-readout-sizer, .ac-math-narrow, .ac-print-only")
+NOT_TEXT_TAGS = {"script", "style", "img", "svg"}
+NOT_TEXT_CLASSES = {"cell_input", "headerlink", "toggle-button", "ac-readout-sizer",
+                    "ac-math-narrow", "ac-print-only"}
+
+#: HTML elements without an end tag.
+_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+         "source", "track", "wbr"}
+
+
+class _ArticleText(HTMLParser):
+    """The text of a page's ``article.bd-article`` in one pass: pieces of text, formulas
+    (``.math``) as plain text, the parts in NOT_TEXT_* left out."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.pieces = []
+        self._open = []  # (tag, what it is: "article", "skip", "math" or None)
+        self._math = None
+
+    def _inside(self, kind):
+        return any(what == kind for _tag, what in self._open)
+
+    def handle_starttag(self, tag, attrs):
+        if tag in _VOID:
+            return
+        classes = set((dict(attrs).get("class") or "").split())
+        what = None
+        if tag == "article" and "bd-article" in classes:
+            what = "article"
+        elif tag in NOT_TEXT_TAGS or classes & NOT_TEXT_CLASSES:
+            what = "skip"
+        elif "math" in classes and self._math is None:
+            what, self._math = "math", []
+        self._open.append((tag, what))
+
+    def handle_endtag(self, tag):
+        while self._open:
+            opened, what = self._open.pop()
+            if what == "math":
+                self.pieces.append(tex_to_text("".join(self._math)))
+                self._math = None
+            if opened == tag:
+                break
+
+    def handle_data(self, data):
+        if not self._inside("article") or self._inside("skip"):
+            return
+        (self._math if self._math is not None else self.pieces).append(data)
 
 
 def page_text(html_text):
     """The text of a built page's article for search snippets: formulas as plain text,
     without code and without embedded images."""
-    html_text = re.sub(r"data:[a-z/+]+;base64,[A-Za-z0-9+/=]+", "data:", html_text)
-    soup = BeautifulSoup(html_text, "html.parser")
-    article = soup.select_one("article.bd-article")
-    if article is None:
-        return ""
-    for element in article.select(NOT_TEXT):
-        element.decompose()
-    for math in article.select(".math"):
-        math.replace_with(" " + tex_to_text(math.get_text()) + " ")
-    text = re.sub(r"\s+", " ", article.get_text(" "))
+    parser = _ArticleText()
+    parser.feed(html_text)
+    parser.close()
+    text = re.sub(r"\s+", " ", " ".join(parser.pieces))
     # the pieces of the page were joined with spaces: none before a closing mark or after
     # an opening one ("slovo ," -> "slovo,")
     text = re.sub(r" (?=[,.;:!?)\]“‘…])", "", text)
