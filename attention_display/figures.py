@@ -47,6 +47,22 @@ COLUMN_WIDTH = 688
 #: Width in CSS px of the column on a phone 390 px wide: the narrow (stacked) layout.
 NARROW_WIDTH = 358
 
+#: CSS px that a slider's panel takes from the column on each side (its border and padding,
+#: ``interactive.CSS``): its frames are drawn for the panel's inside, so that they are shown
+#: at their natural size, never resampled.
+PANEL_INSET = 13
+
+#: Width in CSS px of a slider's frames on a desktop and on a phone (inside the panel).
+PANEL_WIDTH = COLUMN_WIDTH - 2 * PANEL_INSET
+NARROW_PANEL_WIDTH = NARROW_WIDTH - 2 * PANEL_INSET
+
+#: The tallest a slider's phone frame may be (CSS px); less where its sliders and caption
+#: need the room (``interactive.PHONE_PANEL_HEIGHT``).
+NARROW_FRAME_HEIGHT = 500
+
+#: The smallest text a picture may show (CSS px at its natural size): 6,5 pt.
+MIN_TEXT_PX = 9
+
 #: Windows this narrow get the narrow layout; wider ones show the desktop layout at no less
 #: than 0,87 of its size (so a 2x picture at no less than 1/2,3 of its pixels).
 NARROW_MEDIA = "(max-width: 639.98px)"
@@ -78,11 +94,16 @@ def _panels(fig):
     return [cells[key] for key in sorted(cells, key=lambda k: (k[1], k[3], k[0]))]
 
 
-def relayout(fig, width=None, stacked=False):
+def relayout(fig, width=None, stacked=False, max_height=None):
     """Lay ``fig`` out again ``width`` inches wide, its panels stacked if ``stacked``.
 
-    The text keeps its size in points; the panels get the room that is left. Returns a
-    function that puts the figure back as it was (size, grid cells, tick labels).
+    The text keeps its size in points; the panels get the room that is left. Stacked, a
+    figure whose panels stood in one row of three or more (a slider's formula read left to
+    right) gets two columns, filled row by row (a last odd panel spans both), so that a
+    phone shows it in two rows instead of four tall ones; other panels go one below the
+    other. ``max_height`` (inches) caps the stacked figure's height, the rows sharing what
+    there is. Returns a function that puts the figure back as it was (size, grid cells,
+    tick labels).
     """
     old_size = tuple(fig.get_size_inches())
     old_engine = fig.get_layout_engine()
@@ -94,12 +115,19 @@ def relayout(fig, width=None, stacked=False):
     height = old_size[1]
     if stacked and len(panels) > 1:
         rows = max(spec.get_gridspec().nrows for _ax, spec in old_specs)
-        height = sum(_stacked_height(cell, old_size[1] / rows, width) for cell in panels)
-        height += 0.25 * _has_suptitle(fig)
-        grid = fig.add_gridspec(len(panels), 1)
-        for row, cell in enumerate(panels):
+        places, columns = _narrow_places(panels, old_specs)
+        heights = [0.0] * (places[-1][0] + 1)
+        for cell, (row, start, stop) in zip(panels, places):
+            share = width * (stop - start) / columns
+            heights[row] = max(heights[row], _stacked_height(cell, old_size[1] / rows, share))
+        title = 0.25 * _has_suptitle(fig)
+        if max_height is not None and sum(heights) + title > max_height:
+            heights = [h * (max_height - title) / sum(heights) for h in heights]
+        height = sum(heights) + title
+        grid = fig.add_gridspec(len(heights), columns, height_ratios=heights)
+        for cell, (row, start, stop) in zip(panels, places):
             for ax in cell:
-                ax.set_subplotspec(grid[row, 0])
+                ax.set_subplotspec(grid[row, start:stop])
                 # a panel that shared its y axis with the one on its left had its tick
                 # labels hidden; stacked, every panel needs its own
                 if (len(ax.get_shared_y_axes().get_siblings(ax)) > 1
@@ -107,6 +135,8 @@ def relayout(fig, width=None, stacked=False):
                     ax.yaxis.set_tick_params(which="both", labelleft=True)
     elif stacked and panels:
         height = _stacked_height(panels[0], old_size[1], width)
+        if max_height is not None:
+            height = min(height, max_height)
     fig.set_size_inches(width, height)
 
     def restore():
@@ -118,6 +148,19 @@ def relayout(fig, width=None, stacked=False):
                 ax.yaxis.set_tick_params(which="both", labelleft=labelleft)
         fig.set_layout_engine(old_engine)
     return restore
+
+
+def _narrow_places(panels, specs):
+    """Where each panel goes on a phone: ``[(row, first column, column after)]`` and the
+    number of columns (two if the panels stood three or more in one row, else one)."""
+    in_a_row = max(spec.get_gridspec().ncols for _ax, spec in specs)
+    rows_before = max(spec.get_gridspec().nrows for _ax, spec in specs)
+    if len(panels) < 3 or in_a_row < 3 or rows_before > 1:
+        return [(row, 0, 1) for row in range(len(panels))], 1
+    places = [(k // 2, k % 2, k % 2 + 1) for k in range(len(panels))]
+    if len(panels) % 2:
+        places[-1] = (places[-1][0], 0, 2)
+    return places, 2
 
 
 def _stacked_height(cell, own_height, width):
@@ -133,19 +176,20 @@ def _has_suptitle(fig):
     return fig._suptitle is not None and bool(fig._suptitle.get_text())
 
 
-def layout_for(width, stacked=False):
+def layout_for(width, stacked=False, max_height=None):
     """A function that lays a figure out for a column ``width`` CSS px wide.
 
     A figure narrower than the column keeps its size (it is shown at its natural size);
     a wider one is laid out again at the column's width; ``stacked`` stacks its panels
-    and gives it the whole column.
+    and gives it the whole column, at most ``max_height`` CSS px tall.
     """
     inches = width / CSS_PX_PER_INCH
+    tallest = None if max_height is None else max_height / CSS_PX_PER_INCH
 
     def lay_out(fig):
         current = fig.get_size_inches()[0]
         if stacked:
-            return relayout(fig, inches, stacked=True)
+            return relayout(fig, inches, stacked=True, max_height=tallest)
         if current > inches + 1e-9:
             return relayout(fig, inches)
         return lambda: None
@@ -445,6 +489,29 @@ def png(rgba, compact=True):
 
 def _chunk(kind, data):
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def even(rgba, density=DENSITY):
+    """Pixels padded with white (right, bottom) to a whole number of CSS px at ``density``,
+    so that a picture shown at its CSS size is drawn at exactly ``density``, unresampled."""
+    height, width, _ = rgba.shape
+    pad_y, pad_x = -height % density, -width % density
+    if not (pad_x or pad_y):
+        return rgba
+    return np.pad(rgba, ((0, pad_y), (0, pad_x), (0, 0)), constant_values=255)
+
+
+def small_texts(fig, min_px=MIN_TEXT_PX):
+    """The texts of ``fig`` smaller than ``min_px`` CSS px (at the figure's natural size):
+    ``[(text, CSS px)]``, each text once, smallest first."""
+    from matplotlib.text import Text
+
+    found = {}
+    for text in fig.findobj(Text):
+        px = text.get_fontsize() * CSS_PX_PER_INCH / 72
+        if text.get_visible() and text.get_text().strip() and px < min_px - 1e-9:
+            found.setdefault(text.get_text(), px)
+    return sorted(found.items(), key=lambda item: item[1])
 
 
 def css_size(rgba, density=DENSITY):

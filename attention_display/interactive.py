@@ -19,7 +19,9 @@ can reach is known in advance:
 * in the HTML book the same cell shows plain HTML range inputs and the figures for every
   combination of values, rendered at build time by the same ``draw`` function (a desktop
   and a phone layout, light and dark), so the reader sees exactly what the live notebook
-  shows, without a kernel.
+  shows, without a kernel. The frames are image files next to the page; the browser
+  fetches the one it shows and, once the reader reaches for a slider, its neighbours
+  (:func:`explore_html`, :data:`SCRIPT`).
 
 ipywidgets 7 (7.7.1 is what Colab ships) has no ``Stack``: there the cell shows one
 ``Image`` and one caption, and the kernel puts a frame into them when it sees a move
@@ -28,10 +30,9 @@ only a move made while the kernel is busy waits for it.
 
 How the code knows which one: the HTML book's build sets the environment variable
 :data:`HTML_BOOK` (``book/_ext/figure_pictures.py``), which the kernels that myst-nb starts
-inherit. Only then does an explore render all its frames and offer the kernel-free
-``text/html`` view; otherwise its display is the live widget (plus the start frame as a plain
-PNG for viewers without widgets). ``_config.yml`` tells the HTML builder to prefer
-``text/html``; JupyterLab prefers the widget.
+inherit. Only then does an explore render all its frames, as :data:`EXPLORE_MIME`, which the
+book's extension turns into image files and the page's HTML; otherwise its display is the
+live widget (plus the start frame as a plain PNG for viewers without widgets).
 """
 
 import base64
@@ -44,6 +45,7 @@ import os
 import sys
 import threading
 import traceback
+import warnings
 from dataclasses import dataclass
 
 import ipywidgets as widgets
@@ -68,13 +70,21 @@ MAX_FRAMES = 120
 #: Set to "1" by the HTML book's build: explores then pre-render every frame for the page.
 HTML_BOOK = "ATTENTION_CORE_HTML_BOOK"
 
-#: Bytes (base64) that the frames of one explore may take in a page. Frames are drawn as
-#: sharp as this allows (2, 1,5 or 1 pixel per CSS pixel): a chapter page stays < 3 MB.
-FRAME_BUDGET = 1_100_000
+#: The MIME type of an explore's frames for the HTML book (``book/_ext/figure_pictures.py``
+#: writes them as image files next to the page and the page's HTML around them).
+EXPLORE_MIME = "application/vnd.attention-core.explore+json"
 
-#: Densities tried for the HTML book's frames, sharpest first.
-FRAME_DENSITIES = (2, 1.5, 1)
 
+#: A slider's panel on a 390 x 844 phone (CSS px): at most PHONE_PANEL_HEIGHT tall, so that
+#: the sliders and the picture they change are on the screen together under the page's
+#: header. The phone frame gets what the sliders (label above the track), the caption
+#: (lines of about PHONE_CAPTION_CHARS characters) and the panel's padding leave.
+PHONE_PANEL_HEIGHT = 760
+PHONE_PANEL_EXTRA = 40
+PHONE_SLIDER_HEIGHT = 72
+PHONE_CAPTION_LINE = 22
+PHONE_CAPTION_CHARS = 42
+PHONE_FRAME_LEAST = 300
 
 #: Under the caption of a position whose frame is not drawn yet (the nearest drawn frame is
 #: shown meanwhile).
@@ -380,14 +390,30 @@ class Explorer:
         key = (layout, density)
         if key not in self._painters:
             lay_out = {"live": None,
-                       "wide": figures.layout_for(figures.COLUMN_WIDTH),
-                       "narrow": figures.layout_for(figures.NARROW_WIDTH, stacked=True)}[layout]
+                       "wide": figures.layout_for(figures.PANEL_WIDTH),
+                       "narrow": figures.layout_for(figures.NARROW_PANEL_WIDTH, stacked=True,
+                                                    max_height=self._phone_frame_height()),
+                       }[layout]
             self._painters[key] = figures.Painter(
                 lay_out, dpi=figures.CSS_PX_PER_INCH * density)
         return self._painters[key]
 
-    def _render(self, indices, renderings):
-        """Call ``draw`` once for ``indices``; return the pixels of each (layout, density)."""
+    def _phone_frame_height(self):
+        """The tallest the phone frame may be (CSS px): at most NARROW_FRAME_HEIGHT, and
+        less where the sliders and the longest caption take more of the screen, so that
+        the panel stays within PHONE_PANEL_HEIGHT (estimated: the browser tests measure)."""
+        longest = max(len(self.alt_text(combo)) for combo in self._combos())
+        lines = math.ceil(longest / PHONE_CAPTION_CHARS)
+        room = (PHONE_PANEL_HEIGHT - PHONE_PANEL_EXTRA - PHONE_SLIDER_HEIGHT * len(self.specs)
+                - PHONE_CAPTION_LINE * lines)
+        return max(PHONE_FRAME_LEAST, min(figures.NARROW_FRAME_HEIGHT, room))
+
+    def _render(self, indices, renderings, texts=None):
+        """Call ``draw`` once for ``indices``; return the pixels of each (layout, density).
+
+        ``texts``, a dict, collects the drawn figure's texts smaller than
+        ``figures.MIN_TEXT_PX``.
+        """
         values = self.values(indices)
         # A figure is thousands of small objects in reference cycles: with the cyclic
         # garbage collector running, a third of a frame's time (and the slowest frames)
@@ -400,8 +426,11 @@ class Explorer:
                 if not isinstance(fig, Figure):
                     raise ValueError(f"explore: draw({_call_text(values)}) returned "
                                      f"{type(fig).__name__}, not a matplotlib Figure")
-                return [self._painter(layout, density).rgba(fig)
-                        for layout, density in renderings]
+                rendered = [self._painter(layout, density).rgba(fig)
+                            for layout, density in renderings]
+                if texts is not None:
+                    texts.update(figures.small_texts(fig))
+                return rendered
             finally:
                 gc.enable()
                 gc.collect(1)
@@ -419,7 +448,7 @@ class Explorer:
     def _repr_mimebundle_(self, include=None, exclude=None):
         if html_book():
             return {"text/plain": f"<explore: {len(self._combos())} frames>",
-                    "text/html": self.static_html()}
+                    EXPLORE_MIME: self.page_data()}
         bundle = _widget_bundle(self.widget, include, exclude)
         bundle["image/png"] = self.frame(self._start())[0]  # for viewers without widgets
         return bundle
@@ -427,70 +456,51 @@ class Explorer:
     def _combos(self):
         return list(itertools.product(*(range(len(s.values)) for s in self.specs.values())))
 
-    def _html_density(self, frames):
-        """The sharpest density whose frames (desktop and phone layout) fit FRAME_BUDGET,
-        estimated from the start frame at 2 (PNG bytes grow as density^1,4)."""
-        wide, narrow = self._render(self._start(), [("wide", 2), ("narrow", 2)])
-        at_two = frames * (len(figures.png(wide)) + len(figures.png(narrow))) * 4 / 3
-        for density in FRAME_DENSITIES:
-            if at_two * (density / 2) ** 1.4 <= FRAME_BUDGET:
-                return density
-        return FRAME_DENSITIES[-1]
+    def page_data(self):
+        """Every frame of the kernel-free version, for :data:`EXPLORE_MIME`.
 
-    def static_html(self):
-        """The kernel-free version: range inputs, every frame in two layouts, a little script.
-
-        Each combination of the sliders' values has a desktop frame and a phone frame (panels
-        stacked); a ``<picture>`` lets the browser pick. Dark mode reuses the same PNGs with
-        a dark palette (:func:`figures.dark_palette`), swapped in by the script.
+        Each combination of the sliders' values is drawn once and rendered twice, at 2
+        pixels per CSS pixel: for the desktop's and for the phone's panel (its panels
+        stacked, at most ``figures.NARROW_FRAME_HEIGHT`` tall). Identical frames are kept
+        once; each frame has its dark-mode palette (:func:`figures.dark_palette`). Texts of
+        the start frame smaller than ``figures.MIN_TEXT_PX`` are reported as a warning (the
+        strict build fails on it).
         """
         combos = self._combos()
-        density = self._html_density(len(combos))
-        layouts = {"wide": ([], [], []), "narrow": ([], [], [])}  # pngs, index, dark palettes
-        sizes = {}
-        alts = []
+        layouts = {"wide": {}, "narrow": {}}  # png -> (index, CSS size), per layout
+        index = {"wide": [], "narrow": []}
+        small = {}
         for combo in combos:
-            rendered = self._render(combo, [("wide", density), ("narrow", density)])
-            for (layout, (pngs, index, darks)), rgba in zip(layouts.items(), rendered):
-                sizes[layout] = figures.css_size(rgba, density)
+            rendered = self._render(combo, [("wide", figures.DENSITY),
+                                            ("narrow", figures.DENSITY)],
+                                    texts=small if combo == self._start() else None)
+            for (layout, frames), rgba in zip(layouts.items(), rendered):
+                rgba = figures.even(rgba)
                 png = figures.png(rgba)
-                if png not in pngs:
-                    pngs.append(png)
-                    darks.append(figures.dark_palette(png))
-                index.append(pngs.index(png))
-            alts.append(self.alt_text(combo))
+                if png not in frames:
+                    frames[png] = (len(frames), figures.css_size(rgba))
+                index[layout].append(frames[png][0])
+        if small:
+            warnings.warn(f"explore: figure text smaller than {figures.MIN_TEXT_PX} CSS px: "
+                          + "; ".join(f"„{text}“ {cz(px, 1)} px" for text, px in small.items()),
+                          stacklevel=2)
 
-        def b64(items):
-            return [base64.b64encode(item).decode("ascii") for item in items]
+        def frames_of(layout):
+            return [{"png": _b64(png), "dark": _b64(figures.dark_palette(png)),
+                     "width": size[0], "height": size[1]}
+                    for png, (_n, size) in layouts[layout].items()]
 
-        (wide, wide_index, wide_dark), (narrow, narrow_index, narrow_dark) = layouts.values()
-        data = {
+        return {
             "sizes": [len(spec.values) for spec in self.specs.values()],
             "labels": [list(spec.readouts) for spec in self.specs.values()],
-            "frames": b64(wide), "index": wide_index, "dark": b64(wide_dark),
-            "narrow": b64(narrow), "narrowIndex": narrow_index, "narrowDark": b64(narrow_dark),
-            "alts": alts, "density": density,
+            "sliders": [{"label": spec.label, "start": spec.start}
+                        for spec in self.specs.values()],
+            "alts": [self.alt_text(combo) for combo in combos],
+            "start": combos.index(self._start()),
+            "media": figures.NARROW_MEDIA, "density": figures.DENSITY,
+            "frames": {layout: frames_of(layout) for layout in layouts},
+            "index": index,
         }
-        start = combos.index(self._start())
-        inputs = "".join(_range_input(spec) for spec in self.specs.values())
-        payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
-        (wide_w, wide_h), (narrow_w, narrow_h) = sizes["wide"], sizes["narrow"]
-        alt = html.escape(alts[start])
-        return (
-            '<div class="ac-explore">'
-            f'<div class="ac-sliders">{inputs}</div>'
-            '<picture class="ac-picture">'
-            f'<source class="ac-narrow" media="{figures.NARROW_MEDIA}" '
-            f'srcset="data:image/png;base64,{data["narrow"][narrow_index[start]]} {density}x" '
-            f'width="{narrow_w}" height="{narrow_h}">'
-            f'<img class="ac-frame" src="data:image/png;base64,{data["frames"][wide_index[start]]}"'
-            f' alt="{alt}" width="{wide_w}" height="{wide_h}">'
-            "</picture>"
-            f'<p class="ac-caption" aria-live="polite">{alt}</p>'
-            f'<script type="application/json" class="ac-data">{payload}</script>'
-            f"<script>{_SCRIPT}</script>"
-            "</div>"
-        )
 
 
 def _widget_bundle(widget, include=None, exclude=None):
@@ -502,20 +512,69 @@ def _widget_bundle(widget, include=None, exclude=None):
     return {"text/plain": repr(widget), "application/vnd.jupyter.widget-view+json": view}
 
 
-def _range_input(spec):
+def _b64(data):
+    return base64.b64encode(data).decode("ascii")
+
+
+def explore_html(data, urls):
+    """The HTML of an explore in the book: range inputs, the start frame as a ``<picture>``
+    for each colour mode (desktop frame; phone frame for windows narrower than
+    ``figures.NARROW_MEDIA``), its caption, and the data :data:`SCRIPT` switches frames
+    with. ``data`` is :meth:`Explorer.page_data`; ``urls[layout][theme]`` the addresses of
+    its frames (``layout`` "wide" or "narrow", ``theme`` "light" or "dark").
+
+    The browser fetches only the frame it shows (a hidden ``<picture>`` and the
+    ``<source>`` not chosen load nothing; ``loading="lazy"`` waits until the panel is
+    near), and, once the reader reaches for a slider, the frames one step away.
+    """
+    start = data["start"]
+    layouts = {}
+    for layout, frames in data["frames"].items():
+        layouts[layout] = {theme: urls[layout][theme] for theme in ("light", "dark")}
+        layouts[layout]["width"] = [frame["width"] for frame in frames]
+        layouts[layout]["height"] = [frame["height"] for frame in frames]
+        layouts[layout]["index"] = data["index"][layout]
+    page = {"sizes": data["sizes"], "labels": data["labels"], "alts": data["alts"],
+            "media": data["media"], "density": data["density"], **layouts}
+    inputs = "".join(_range_input(slider, labels)
+                     for slider, labels in zip(data["sliders"], data["labels"]))
+    alt = html.escape(data["alts"][start])
+    pictures = []
+    for theme in ("light", "dark"):
+        wide, narrow = (layouts[name] for name in ("wide", "narrow"))
+        w, n = wide["index"][start], narrow["index"][start]
+        pictures.append(
+            f'<picture class="ac-picture ac-{theme}">'
+            f'<source media="{data["media"]}" srcset="{html.escape(narrow[theme][n])} '
+            f'{data["density"]}x" width="{narrow["width"][n]}" height="{narrow["height"][n]}">'
+            f'<img class="ac-frame" src="{html.escape(wide[theme][w])}" alt="{alt}" '
+            f'width="{wide["width"][w]}" height="{wide["height"][w]}" loading="lazy" '
+            'decoding="async"></picture>')
+    payload = json.dumps(page, ensure_ascii=False).replace("</", "<\\/")
+    return (
+        '<div class="ac-explore">'
+        f'<div class="ac-sliders">{inputs}</div>'
+        + "".join(pictures) +
+        f'<p class="ac-caption" aria-live="polite">{alt}</p>'
+        f'<script type="application/json" class="ac-data">{payload}</script>'
+        "</div>"
+    )
+
+
+def _range_input(slider, readouts):
     """One slider: a native range input over the grid's indices (arrow keys, Home/End,
     PageUp/PageDown move it; dragging by touch or mouse), named by ``aria-label``, its
     value spoken via ``aria-valuetext`` and shown in the readout next to it. The readout
     is as wide as its longest value (an invisible list of all values sizes it), so the
     track does not move while the value changes."""
-    label = html.escape(spec.label)
-    readout = html.escape(spec.readouts[spec.start])
-    sizer = "".join(f"<span>{html.escape(text)}</span>" for text in dict.fromkeys(spec.readouts))
+    label = html.escape(slider["label"])
+    readout = html.escape(readouts[slider["start"]])
+    sizer = "".join(f"<span>{html.escape(text)}</span>" for text in dict.fromkeys(readouts))
     return (
         '<label class="ac-slider">'
         f'<span class="ac-label">{label}</span>'
-        f'<input type="range" class="ac-range" min="0" max="{len(spec.values) - 1}" step="1" '
-        f'value="{spec.start}" aria-label="{label}" aria-valuetext="{readout}">'
+        f'<input type="range" class="ac-range" min="0" max="{len(readouts) - 1}" step="1" '
+        f'value="{slider["start"]}" aria-label="{label}" aria-valuetext="{readout}">'
         '<span class="ac-readout-box">'
         f'<output class="ac-readout" aria-hidden="true">{readout}</output>'
         f'<span class="ac-readout-sizer" aria-hidden="true">{sizer}</span>'
@@ -523,82 +582,98 @@ def _range_input(spec):
     )
 
 
-_SCRIPT = """(function (root) {
-  var data = JSON.parse(root.querySelector('script.ac-data').textContent);
-  var inputs = root.querySelectorAll('input[type=range]');
-  var outputs = root.querySelectorAll('output.ac-readout');
-  var img = root.querySelector('img.ac-frame');
-  var source = root.querySelector('source.ac-narrow');
-  var caption = root.querySelector('.ac-caption');
-  var table = [];
-  for (var n = 0; n < 256; n++) {
-    var c = n;
-    for (var b = 0; b < 8; b++) c = c & 1 ? 0xEDB88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  function bytes(text) {
-    var s = atob(text), a = new Uint8Array(s.length);
-    for (var i = 0; i < s.length; i++) a[i] = s.charCodeAt(i);
-    return a;
-  }
-  function text(a) {
-    var s = '';
-    for (var i = 0; i < a.length; i += 0x8000) {
-      s += String.fromCharCode.apply(null, a.subarray(i, i + 0x8000));
+#: The script of the kernel-free sliders (``_static/attention-explore.js``, loaded once per
+#: page): a move shows the frame of the sliders' values for the layout and colour mode
+#: shown, and the frames one step away on each slider are fetched ahead, from the reader's
+#: first touch, pointer or focus on the panel on (a page nobody moves loads one frame).
+SCRIPT = """/* attention_display.interactive: sliders without a kernel (explore). */
+(function () {
+  "use strict";
+  function setUp(root) {
+    var data = JSON.parse(root.querySelector("script.ac-data").textContent);
+    var inputs = root.querySelectorAll("input.ac-range");
+    var outputs = root.querySelectorAll("output.ac-readout");
+    var caption = root.querySelector(".ac-caption");
+    var phone = window.matchMedia(data.media);
+    var ahead = {};  // frames fetched ahead, kept so that the browser keeps them
+    var awake = false;
+    function theme() {
+      return document.documentElement.dataset.theme === "dark" ? "dark" : "light";
     }
-    return btoa(s);
-  }
-  var dark = {};
-  // the same PNG with its dark-mode palette (PLTE chunk, its CRC recomputed)
-  function recolour(key, png, palette) {
-    if (dark[key]) return dark[key];
-    var a = bytes(png), p = 8;
-    while (p < a.length) {
-      var length = ((a[p] << 24) | (a[p + 1] << 16) | (a[p + 2] << 8) | a[p + 3]) >>> 0;
-      if (String.fromCharCode(a[p + 4], a[p + 5], a[p + 6], a[p + 7]) === 'PLTE') {
-        a.set(bytes(palette), p + 8);
-        var crc = 0xFFFFFFFF;
-        for (var i = p + 4; i < p + 8 + length; i++) crc = table[(crc ^ a[i]) & 255] ^ (crc >>> 8);
-        crc = (crc ^ 0xFFFFFFFF) >>> 0;
-        var q = p + 8 + length;
-        a[q] = crc >>> 24; a[q + 1] = (crc >>> 16) & 255; a[q + 2] = (crc >>> 8) & 255;
-        a[q + 3] = crc & 255;
-        break;
-      }
-      p += 12 + length;
+    function position() {
+      return Array.prototype.map.call(inputs, function (input) { return Number(input.value); });
     }
-    return (dark[key] = text(a));
-  }
-  function url(png) { return 'data:image/png;base64,' + png; }
-  function show() {
-    var k = 0;
-    inputs.forEach(function (input, j) {
-      var i = Number(input.value);
-      k = k * data.sizes[j] + i;
-      outputs[j].textContent = data.labels[j][i];
-      input.setAttribute('aria-valuetext', data.labels[j][i]);
+    function combo(indices) {
+      return indices.reduce(function (k, i, j) { return k * data.sizes[j] + i; }, 0);
+    }
+    function frame(layout, k, mode) {
+      var frames = data[layout], n = frames.index[k];
+      return {url: frames[mode][n], width: frames.width[n], height: frames.height[n]};
+    }
+    function fetchAhead(indices) {
+      var layout = phone.matches ? "narrow" : "wide", mode = theme();
+      indices.forEach(function (i, j) {
+        [i - 1, i + 1].forEach(function (near) {
+          if (near < 0 || near >= data.sizes[j]) return;
+          var other = indices.slice();
+          other[j] = near;
+          var url = frame(layout, combo(other), mode).url;
+          if (!ahead[url]) {
+            ahead[url] = new Image();
+            ahead[url].src = url;
+          }
+        });
+      });
+    }
+    function show() {
+      var indices = position(), k = combo(indices), mode = theme();
+      indices.forEach(function (i, j) {
+        outputs[j].textContent = data.labels[j][i];
+        inputs[j].setAttribute("aria-valuetext", data.labels[j][i]);
+      });
+      var picture = root.querySelector(".ac-picture.ac-" + mode);
+      var source = picture.querySelector("source"), img = picture.querySelector("img");
+      var narrow = frame("narrow", k, mode), wide = frame("wide", k, mode);
+      source.srcset = narrow.url + " " + data.density + "x";
+      source.width = narrow.width;
+      source.height = narrow.height;
+      img.width = wide.width;
+      img.height = wide.height;
+      img.src = wide.url;
+      img.alt = data.alts[k];
+      caption.textContent = data.alts[k];
+      if (awake) fetchAhead(indices);
+    }
+    function wake() {
+      if (awake) return;
+      awake = true;
+      fetchAhead(position());
+    }
+    inputs.forEach(function (input) { input.addEventListener("input", show); });
+    ["pointerenter", "focusin", "touchstart"].forEach(function (type) {
+      root.addEventListener(type, wake, {passive: true});
     });
-    var w = data.index[k], n = data.narrowIndex[k];
-    var isDark = document.documentElement.dataset.theme === 'dark';
-    var wide = isDark ? recolour('w' + w, data.frames[w], data.dark[w]) : data.frames[w];
-    var narrow = isDark ? recolour('n' + n, data.narrow[n], data.narrowDark[n]) : data.narrow[n];
-    source.srcset = url(narrow) + ' ' + data.density + 'x';
-    img.src = url(wide);
-    img.alt = data.alts[k];
-    caption.textContent = data.alts[k];
+    new MutationObserver(show).observe(document.documentElement,
+      {attributes: true, attributeFilter: ["data-theme"]});
   }
-  inputs.forEach(function (input) { input.addEventListener('input', show); });
-  new MutationObserver(show).observe(document.documentElement,
-    {attributes: true, attributeFilter: ['data-theme']});
-  if (document.documentElement.dataset.theme === 'dark') show();
-})(document.currentScript.parentElement);"""
+  function start() { document.querySelectorAll(".ac-explore").forEach(setUp); }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
+"""
 
 
 #: The CSS of the kernel-free sliders and of the figures' pictures (the book's extension
 #: ships it with the pages, ``book/_ext/figure_pictures.py``).
 CSS = """
-/* attention_core: sliders without a kernel (explore) and figures as <picture> */
-.ac-explore { margin: 0.25rem 0 1rem; }
+/* attention_display: sliders without a kernel (explore) and figures as <picture> */
+/* the panel: its border and padding are figures.PANEL_INSET px a side, which its frames
+   are drawn for (so they are shown at their natural size) */
+.ac-explore {
+  margin: 0.25rem 0 1rem; border: 1px solid var(--pst-color-border); border-radius: 0.25rem;
+  padding: 0.5rem PANEL_PADDING; color: var(--pst-color-text-base);
+  background-color: transparent;
+}
 .ac-sliders {
   display: grid; align-items: center; gap: 0.25rem 0.75rem; margin-bottom: 0.5rem;
   grid-template-columns: max-content minmax(8rem, 24rem) max-content;
@@ -636,7 +711,7 @@ html[data-theme="dark"] .bd-content div.cell_output img.ac-figure {
 }
 html[data-theme="dark"] .ac-range { accent-color: #4CC9F0; }
 @media print { .ac-sliders { display: none; } }
-"""
+""".replace("PANEL_PADDING", f"{figures.PANEL_INSET - 1}px")
 
 
 def _call_text(values):
@@ -656,18 +731,25 @@ def _figure_picture(fig):
     """A figure as the HTML book shows it: the desktop and the phone layout, light and dark.
 
     Returns the JSON of :data:`PICTURE_MIME` and the desktop light PNG with its CSS size.
+    Texts smaller than ``figures.MIN_TEXT_PX`` are reported as a warning (the strict build
+    fails on it).
     """
     renderings = []
     for layout in ("wide", "narrow"):
         width = figures.COLUMN_WIDTH if layout == "wide" else figures.NARROW_WIDTH
         painter = figures.Painter(figures.layout_for(width, stacked=layout == "narrow"),
                                   reuse_axes=False)
-        rgba = painter.rgba(fig)
+        rgba = figures.even(painter.rgba(fig))
         light = figures.png(rgba)
         w, h = figures.css_size(rgba)
         for theme, png in (("light", light), ("dark", figures.dark_png(light))):
             renderings.append({"layout": layout, "theme": theme, "width": w, "height": h,
-                               "png": base64.b64encode(png).decode("ascii")})
+                               "png": _b64(png)})
+    small = figures.small_texts(fig)  # drawn now: its ticks exist
+    if small:
+        warnings.warn(f"figure text smaller than {figures.MIN_TEXT_PX} CSS px: "
+                      + "; ".join(f"„{text}“ {cz(px, 1)} px" for text, px in small),
+                      stacklevel=3)
     picture = {"media": figures.NARROW_MEDIA, "density": figures.DENSITY,
                "renderings": renderings}
     return picture, base64.b64decode(renderings[0]["png"]), renderings[0]

@@ -122,8 +122,13 @@ def myst_math_frontmatter():
     jupyterlab-myst typesets with KaTeX, which has no ``\\class``, and reads ``math:`` only
     from a YAML block at the top of the notebook's first Markdown cell, so there the macros
     carry the light text colours inline: ``{"\\dotaz": "{\\color{#B84F00}{#1}}", ...}``.
+    ``\\phonebreak{…}``, a formula's line break that the HTML book makes only where the
+    width needs it, is its argument there.
     """
-    return {"\\" + name: body for name, (body, _args) in mathjax_macros(True).items()}
+    macros = {"\\" + name: body for name, (body, _args) in mathjax_macros(True).items()}
+    # a line break for narrow columns only (book/_ext/book_math.py); JupyterLab keeps it
+    macros["\\phonebreak"] = "#1"
+    return macros
 
 
 def term_css():
@@ -145,11 +150,14 @@ def cz(x, digits=2):
     """Format a number the Czech way: decimal comma, spaces between thousands.
 
     ``cz(13.9448) == "13,94"``, ``cz(98304, 0) == "98 304"`` (with a narrow no-break space),
-    ``cz(-1.414, 3) == "−1,414"`` (a true minus sign).
+    ``cz(-1.414, 3) == "−1,414"`` (a true minus sign). A number that rounds to zero is
+    written without a sign: ``cz(-0.001) == "0,00"``, never "−0,00".
     """
     if isinstance(x, float) and not math.isfinite(x):
         return {math.inf: "∞", -math.inf: "−∞"}.get(x, "NaN")
     text = f"{x:,.{digits}f}".replace(",", _THIN_SPACE).replace(".", ",")
+    if text.startswith("-") and not text.strip("-0,"):
+        text = text[1:]
     return text.replace("-", "−")
 
 
@@ -260,8 +268,10 @@ def table(header, rows, colors=None, digits=3):
                 term_attribute = f' class="{term_class(term)}"'
         return f'<{tag}{term_attribute} style="{style}">{text}</{tag}>'
 
-    head = "".join(cell("th", j, title) for j, title in enumerate(header))
-    body = "".join("<tr>" + "".join(cell("td", j, x) for j, x in enumerate(row)) + "</tr>"
-                   for row in rows)
-    return HTML(f'<table class="ac-table"><thead><tr>{head}</tr></thead>'
+    # cells on lines of their own: whoever reads the HTML's text without its tags (Sphinx's
+    # search index does) gets "1 hodnota", not "1hodnota"
+    head = "\n".join(cell("th", j, title) for j, title in enumerate(header))
+    body = "\n".join("<tr>" + "\n".join(cell("td", j, x) for j, x in enumerate(row)) + "</tr>"
+                     for row in rows)
+    return HTML(f'<table class="ac-table"><thead><tr>{head}</tr></thead>\n'
                 f"<tbody>{body}</tbody></table>")

@@ -9,8 +9,11 @@ Sections, in order (``--only`` takes these names, several times or comma-separat
 * ``transformer_training`` - 3b: a training step of chapter 9's small transformer against
   the same model in PyTorch (``benchmarks/transformer_training.py``);
 * ``sliders``          - 4: one uncached move of every slider of every chapter;
-* ``book``             - 5: cold strict build of the book and a rebuild with nothing changed;
-* ``blocked``          - 6: peak memory and time of ``blocked_attention`` against
+* ``book``             - 5: cold strict build of the book (and where its time goes), a rebuild
+  with nothing changed, and what each chapter's first load transfers at 390 and 1 280 px;
+* ``jupyterlab``       - 6: JupyterLab, Run All to a new figure under each chapter's first
+  slider, against a reference notebook (``benchmarks/jupyterlab.py``);
+* ``blocked``          - 7: peak memory and time of ``blocked_attention`` against
   ``self_attention`` (``benchmarks/blocked.py``).
 
 Progress goes to stderr, the table (Markdown) to stdout.
@@ -109,6 +112,11 @@ def _blocked():
     return rows()
 
 
+def _jupyterlab():
+    from .jupyterlab import rows
+    return rows()
+
+
 SECTIONS = {
     "self_attention": _self_attention,
     "multi_head": _multi_head,
@@ -117,6 +125,7 @@ SECTIONS = {
     "sliders": _sliders,
     "book": _book,
     "blocked": _blocked,
+    "jupyterlab": _jupyterlab,
 }
 
 

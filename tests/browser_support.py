@@ -2,10 +2,10 @@
 and checks of math, alt texts, sliders and downloads. Not a test module itself; the fixtures
 ``site`` and ``browser`` are in ``conftest.py``."""
 
-import base64
 import io
 import json
 import re
+from urllib.parse import urlparse
 
 import nbformat
 from PIL import Image
@@ -18,9 +18,6 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 
-#: The most one chapter page may weigh: its HTML plus the images it links (bytes).
-MAX_PAGE_BYTES = 3 * 1024 * 1024
-
 #: Share of non-white pixels below which an image counts as blank.
 MIN_INK = 0.005
 
@@ -30,11 +27,6 @@ def ink(png):
     grey = Image.open(io.BytesIO(png)).convert("L")
     histogram = grey.histogram()
     return sum(histogram[:245]) / (grey.width * grey.height)
-
-
-def data_url_png(src):
-    assert src.startswith("data:image/png;base64,"), src[:60]
-    return base64.b64decode(src.split(",", 1)[1])
 
 
 def pages(built_html):
@@ -166,15 +158,42 @@ def check_alt_texts(page):
     return problems
 
 
-def move_sliders(page):
-    """Move every range input with the keyboard; return (problems, number of sliders moved)."""
+#: The frame an explore shows (the <img> of the colour mode's <picture>), as the page sees it.
+SHOWN_FRAME = """(root) => {
+    const img = [...root.querySelectorAll('img.ac-frame')].find(i => i.getClientRects().length);
+    if (!img) return null;
+    const box = img.getBoundingClientRect();
+    return {src: img.currentSrc || img.src, complete: img.complete, width: img.naturalWidth,
+            alt: img.alt, shown: [box.width, box.height]};
+}"""
+
+
+def shown_frame(root, timeout=15_000):
+    """The frame ``root`` (an ``.ac-explore``) shows, once the browser has loaded it."""
+    root.page.wait_for_function(
+        "(root) => { const i = [...root.querySelectorAll('img.ac-frame')]"
+        ".find(i => i.getClientRects().length); return i && i.complete && i.naturalWidth; }",
+        arg=root.element_handle(), timeout=timeout)
+    return root.evaluate(SHOWN_FRAME)
+
+
+def frame_file(built_html, src):
+    """The file of a frame's address (``http://…/_images/x.png`` or ``file:///…``)."""
+    return built_html / "_images" / urlparse(src).path.rsplit("/_images/", 1)[1]
+
+
+def move_sliders(page, built_html):
+    """Move every range input with the keyboard; return (problems, number of sliders moved).
+
+    After each move the frame shown must be another file, loaded and not blank, with the
+    readout, ``aria-valuetext``, alt text and caption of the new position."""
     problems = []
     explorers = page.locator(".ac-explore")
     moved = 0
     for e in range(explorers.count()):
         root = explorers.nth(e)
+        root.scroll_into_view_if_needed()
         data = json.loads(root.locator("script.ac-data").text_content())
-        img = root.locator("img.ac-frame")
         inputs = root.locator("input[type=range]")
         readouts = root.locator("output.ac-readout")
         for j in range(inputs.count()):
@@ -184,7 +203,7 @@ def move_sliders(page):
                 problems.append(f"{where}: no aria-label")
             last = int(slider.get_attribute("max"))
             start = int(slider.input_value())
-            before = img.get_attribute("src")
+            before = shown_frame(root)["src"]
             slider.focus()
             if start < last:
                 keys, target = ("ArrowRight", "End"), last
@@ -203,16 +222,15 @@ def move_sliders(page):
                                 f"is not {label!r}")
             if slider.get_attribute("aria-valuetext") != label:
                 problems.append(f"{where}: aria-valuetext not updated to {label!r}")
-            after = img.get_attribute("src")
-            if after == before:
+            after = shown_frame(root)
+            if after["src"] == before:
                 problems.append(f"{where}: moving it to {label} kept the same image")
-            amount = ink(data_url_png(after))
+            amount = ink(frame_file(built_html, after["src"]).read_bytes())
             if amount < MIN_INK:
                 problems.append(f"{where}: the image at {label} is blank (ink {amount:.4f})")
-            alt = img.get_attribute("alt") or ""
             caption = root.locator(".ac-caption").text_content()
-            if not alt.strip() or alt != caption:
-                problems.append(f"{where}: alt {alt!r} and caption {caption!r} disagree")
+            if not after["alt"].strip() or after["alt"] != caption:
+                problems.append(f"{where}: alt {after['alt']!r} and caption {caption!r} disagree")
     return problems, moved
 
 
@@ -236,3 +254,39 @@ def check_notebook_link(visit, site, name):
     return problems
 
 
+
+
+#: Content types a compressing web host sends gzipped (fonts in WOFF and images are
+#: compressed already).
+COMPRESSED_TYPES = ("text/", "javascript", "json", "svg", "xml")
+
+#: The most a chapter's first load may transfer, gzip-counted (issue 22): at 390 and 1 280 px.
+MAX_TRANSFER = {"phone": 1_000_000, "desktop": 1_600_000}
+
+
+def transfer(browser, url, width, height):
+    """Everything the first load of ``url`` fetches, with an empty cache, at ``width`` x
+    ``height``: ``(total bytes, [(bytes, url)])``, each response counted as a host that
+    gzips text sends it (level 6), scripts and fonts included."""
+    import gzip
+
+    context = browser.new_context(viewport={"width": width, "height": height},
+                                  service_workers="block")
+    page = context.new_page()
+    responses = []
+
+    def count(response):
+        try:
+            body = response.body()
+        except PlaywrightError:  # a redirect or an aborted request has no body
+            return
+        kind = response.headers.get("content-type", "")
+        size = len(gzip.compress(body, 6)) if kind.startswith(COMPRESSED_TYPES) or any(
+            t in kind for t in COMPRESSED_TYPES) else len(body)
+        responses.append((size, response.url))
+
+    page.on("response", count)
+    page.goto(url, wait_until="load")
+    page.wait_for_load_state("networkidle")
+    context.close()
+    return sum(size for size, _url in responses), sorted(responses, reverse=True)

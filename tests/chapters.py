@@ -3,7 +3,10 @@
 Shared by the notebook tests and the benchmarks; not a test module itself.
 """
 
+import concurrent.futures
 import json
+import multiprocessing
+import os
 import re
 from pathlib import Path
 
@@ -44,6 +47,30 @@ for _k, _ex in enumerate(_explorers()):
         _control.value = _before[2]
 print("SLIDER_REPORT " + _json.dumps(_report))
 '''
+
+
+#: Seeds of the noisy clock (``test_noisy_clock.py``).
+NOISY_SEEDS = [1, 2, 3]
+
+NOISY_CLOCK = '''
+import numpy as _np
+import attention_core.timing as _timing
+
+_real_cpu_time = _timing.cpu_time
+_noise = _np.random.default_rng({seed})
+_noisy_calls = []
+
+
+def _noisy_cpu_time(*args, **kwargs):
+    """3 x the real CPU time x log-normal noise (sigma = 0.3): a slow, busy machine."""
+    _noisy_calls.append(1)
+    return 3 * _real_cpu_time(*args, **kwargs) * _noise.lognormal(0.0, 0.3)
+
+
+_timing.cpu_time = _noisy_cpu_time
+'''
+
+NOISY_REPORT = 'print("NOISY_CLOCK_CALLS", len(_noisy_calls))'
 
 
 def sphinx_warnings(log):
@@ -101,3 +128,70 @@ def slider_report(nb):
             if line.startswith("SLIDER_REPORT "):
                 return json.loads(line.removeprefix("SLIDER_REPORT "))
     raise AssertionError("the slider probe printed no report")
+
+
+def execute_all(cases, jobs=None):
+    """Execute several chapters at once: ``cases`` maps a key to the keyword arguments of
+    :func:`execute` (``path``, ``setup_code``, ``extra_code``); returns {key: the executed
+    notebook, or the exception it raised}.
+
+    Each runs in a process of its own (and a kernel of its own), ``jobs`` at a time: the
+    cores this process may use, at most 4 (``$BOOK_JOBS`` if set), as the book's build
+    reads its pages (``book/_ext/parallel_build.py``). The chapters that measure time
+    measure CPU time, which kernels side by side do not change.
+    """
+    if jobs is None:
+        jobs = int(os.environ.get("BOOK_JOBS") or min(len(os.sched_getaffinity(0)), 4))
+    results = {}
+    context = multiprocessing.get_context("spawn")  # no fork of a process with threads
+    with concurrent.futures.ProcessPoolExecutor(max(1, jobs), mp_context=context) as pool:
+        futures = {pool.submit(execute, **kwargs): key for key, kwargs in cases.items()}
+        for future in concurrent.futures.as_completed(futures):
+            try:
+                results[futures[future]] = future.result()
+            except Exception as error:  # noqa: BLE001 - reported by the test of that case
+                results[futures[future]] = error
+    return results
+
+
+def uses_the_clock(path):
+    """True if a code cell of the chapter at ``path`` mentions ``cpu_time``."""
+    nb = jupytext.read(path)
+    return any(cell.cell_type == "code" and "cpu_time" in cell.source for cell in nb.cells)
+
+
+#: The chapters that measure time (with ``attention_core.timing.cpu_time``).
+TIMED = [path for path in chapter_paths() if uses_the_clock(path)]
+
+
+def live_cases():
+    """Every live execution the tests need, once: each chapter that measures time with
+    the noisy clock, once per seed (the first also moving its sliders), every other
+    chapter once, moving its sliders. {key: keyword arguments of :func:`execute`}."""
+    cases = {}
+    for path in chapter_paths():
+        if path in TIMED:
+            for seed in NOISY_SEEDS:
+                probe = "\n" + SLIDER_PROBE if seed == NOISY_SEEDS[0] else ""
+                cases[path, seed] = {"path": path, "setup_code": NOISY_CLOCK.format(seed=seed),
+                                     "extra_code": NOISY_REPORT + probe}
+        else:
+            cases[path, None] = {"path": path, "extra_code": SLIDER_PROBE}
+    return cases
+
+
+class LiveRuns:
+    """The executed notebooks of :func:`live_cases` (``conftest.live_runs``)."""
+
+    def __init__(self, results):
+        self.results = results
+
+    def get(self, key):
+        result = self.results[key]
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
+    def probed(self, path):
+        """The run of ``path`` that moved its sliders."""
+        return self.get((path, NOISY_SEEDS[0]) if path in TIMED else (path, None))

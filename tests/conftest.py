@@ -86,3 +86,14 @@ def browser():
             yield chromium
         finally:
             chromium.close()
+
+
+# --- issue 22: every live execution of the chapters the tests need, once, side by side ----
+
+@pytest.fixture(scope="session")
+def live_runs():
+    """The chapters executed live (not for the HTML book), ``chapters.live_cases``: the
+    noisy-clock runs and the slider probes, several at a time (``chapters.execute_all``)."""
+    from chapters import LiveRuns, execute_all, live_cases
+
+    return LiveRuns(execute_all(live_cases()))

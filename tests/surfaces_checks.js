@@ -84,6 +84,24 @@
       }
     });
 
+    // a toggle's title and its hint ("Klikněte pro zobrazení") side by side, not overlapping
+    article.querySelectorAll('.admonition.toggle > .admonition-title').forEach(title => {
+      const button = title.querySelector('button.toggle-button');
+      if (!button || !shown(button)) return;
+      const hint = button.getBoundingClientRect();
+      const range = document.createRange();
+      for (const node of title.childNodes) {
+        if (node === button) continue;
+        range.selectNodeContents(node);
+        for (const r of range.getClientRects()) {
+          if (r.width > 0 && r.right > hint.left + 1 && r.bottom > hint.top + 1 && r.top < hint.bottom - 1) {
+            problems.push({kind: 'title', text: `the title „${short(title.textContent)}“ runs into its toggle's hint`});
+            return;
+          }
+        }
+      }
+    });
+
     // anything else that sticks out of the article on the right (not inside a scroller)
     const right = article.getBoundingClientRect().right;
     const scrolls = el => { const o = getComputedStyle(el).overflowX; return o === 'auto' || o === 'scroll' || o === 'hidden'; };
@@ -94,6 +112,34 @@
       if (outside++ < 5) problems.push({kind: 'sticks out', text: `<${el.tagName.toLowerCase()} class="${el.className}"> ${where(el)} ends ${Math.round(el.getBoundingClientRect().right - right)} px right of the article`});
     });
     return {problems, counts};
+  },
+
+  explores() {
+    return [...document.querySelectorAll('article .ac-explore')].map(panel => {
+      const img = [...panel.querySelectorAll('img.ac-frame')].find(i => i.getClientRects().length);
+      const box = img ? img.getBoundingClientRect() : {width: 0, height: 0};
+      const section = panel.closest('section[id]');
+      return {where: section ? '#' + section.id : '', height: panel.getBoundingClientRect().height,
+              src: img ? img.currentSrc : '', shown: [box.width, box.height],
+              loaded: !!(img && img.complete && img.naturalWidth)};
+    });
+  },
+
+  formulas() {
+    // MathJax's own tab stops (a formula that scrolls in its box gets one from surfaces.js,
+    // role "region"), and the font of Czech text inside formulas against the text's
+    const article = document.querySelector('article.bd-article');
+    const textFont = article ? getComputedStyle(article.querySelector('p') || article).fontFamily : '';
+    const tabStops = [...document.querySelectorAll('mjx-container, mjx-container *')]
+      .filter(e => e.tabIndex >= 0 && e.getAttribute('role') !== 'region').length;
+    const regions = document.querySelectorAll('mjx-container[role="region"]').length;
+    const fonts = [...document.querySelectorAll('mjx-mtext')]
+      .filter(e => /[^\x00-\x7f]/.test(e.textContent.replace(/\u00a0/g, '')))
+      .filter(e => !getComputedStyle(e).fontFamily.endsWith(textFont))
+      .map(e => e.textContent.trim() + ': ' + getComputedStyle(e).fontFamily);
+    const breakable = [...document.querySelectorAll('.ac-breakable')].map(b => ({
+      fits: b.classList.contains('ac-fits'), breaks: b.classList.contains('ac-breaks')}));
+    return {tabStops, regions, fonts, breakable};
   },
 
   backgrounds() {
@@ -147,6 +193,22 @@
       panel.querySelectorAll('input[type=range]').forEach((input, j) => {
         if (input.value !== input.defaultValue) problems.push(`slider ${k + 1}.${j + 1}: printed at ${input.value}, not at its start value ${input.defaultValue}`);
       });
+    });
+    const title = document.querySelector('article.bd-article h1');
+    if (title && (!shown(title) || (title.querySelector('.section-number') && !shown(title.querySelector('.section-number'))))) {
+      problems.push(`the chapter's title „${title.textContent.trim().slice(0, 40)}“ is printed without its number`);
+    }
+    document.querySelectorAll('article section').forEach(section => {
+      const heading = section.querySelector(':scope > h1, :scope > h2, :scope > h3');
+      if (!heading || !/Cvičení/.test(heading.textContent)) return;
+      [...section.querySelectorAll(':scope > p')].filter(shown).forEach(p => {
+        if (/sbalen|rozbal/.test(p.textContent)) problems.push(`„${p.textContent.trim().slice(0, 50)}…“ is printed, but paper has no folded solutions`);
+      });
+    });
+    document.querySelectorAll('article div.highlight pre').forEach(pre => {
+      if (shown(pre) && pre.textContent.trim() && !pre.querySelector('.ac-print-line')) {
+        problems.push(`the code „${pre.textContent.trim().slice(0, 40)}…“ is not split into lines (a wrapped line would start at column 0)`);
+      }
     });
     document.querySelectorAll('article pre').forEach(pre => {
       if (shown(pre) && pre.scrollWidth > pre.clientWidth + 1) {

@@ -11,8 +11,10 @@ chapter's design fits, not only whether the CSS safety net hides the overflow.
 
 from pathlib import Path
 
-from browser_support import Visit
+from browser_support import Visit, frame_file, shown_frame
+from PIL import Image
 
+from attention_display.interactive import PHONE_PANEL_HEIGHT
 from chapters import BOOK
 
 #: Viewports (CSS px) the book is checked at: a phone and a small laptop.
@@ -39,7 +41,7 @@ def run_check(page, name):
     return page.evaluate(f"({CHECKS.strip()}).{name}()")
 
 
-class _BrowserWith:
+class BrowserWith:
     """A browser whose new contexts get extra options (viewport, colour scheme)."""
 
     def __init__(self, browser, **options):
@@ -53,7 +55,7 @@ class _BrowserWith:
 def visit(browser, url, local_prefix, viewport="desktop", dark=False):
     """Open ``url`` at one of :data:`VIEWPORTS` (light or dark), wait for MathJax and fonts."""
     width, height = VIEWPORTS[viewport]
-    sized = _BrowserWith(browser, viewport={"width": width, "height": height},
+    sized = BrowserWith(browser, viewport={"width": width, "height": height},
                          color_scheme="dark" if dark else "light")
     page_visit = Visit(sized, url, local_prefix)
     if dark:
@@ -72,6 +74,25 @@ def measure_layout(page):
     """
     result = run_check(page, "measureLayout")
     return [(p["kind"], p["text"]) for p in result["problems"]], result["counts"]
+
+
+#: The tallest a slider's panel may be on a 390 x 844 phone: its sliders and the picture they
+#: change visible together under the page's header (issue 22).
+MAX_PHONE_PANEL = PHONE_PANEL_HEIGHT
+
+
+def measure_explores(page, built_html):
+    """Every slider panel of the page, each scrolled to so that its frame loads: ``[{where,
+    height, shown (CSS px), pixels (of the frame's file)}]``."""
+    panels = page.locator("article .ac-explore")
+    for k in range(panels.count()):
+        panels.nth(k).scroll_into_view_if_needed()
+        shown_frame(panels.nth(k))
+    found = run_check(page, "explores")
+    for panel in found:
+        with Image.open(frame_file(built_html, panel["src"])) as image:
+            panel["pixels"] = image.size
+    return found
 
 
 def light_boxes(page):

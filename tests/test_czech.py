@@ -18,6 +18,7 @@ import sys
 import pytest
 import snowballstemmer
 from browser_support import Visit, pages
+from bs4 import BeautifulSoup
 from czech_support import article_prose, fold, strip_html_fast, words
 
 from chapters import ROOT
@@ -29,7 +30,10 @@ STEMMER = snowballstemmer.stemmer("czech")
 
 def term(word):
     """The index term of a word, the way the book's search language makes it."""
-    return fold(STEMMER.stemWord(word.lower()))
+    from czech_search import keep_in  # book/_ext, on the path once czech_support is imported
+
+    lower = word.lower()
+    return fold(keep_in(lower, STEMMER.stemWord(lower)))
 
 
 #: (what a reader types, the word as the book writes it)
@@ -38,7 +42,11 @@ QUERIES = [
     ("pozornosti", "pozornost"), ("skore", "skóre"), ("nasyceni", "nasycení"),
     ("hodnotami", "hodnota"), ("matici", "matice"), ("vahy", "váhy"), ("softmaxu", "softmax"),
     ("sebepozornost", "sebepozornost"), ("rozptylu", "rozptyl"), ("hlavy", "hlava"),
+    ("součinu", "součin"), ("součtu", "součet"),
 ]
+
+#: Words whose stems one is a part of the other's unless the book keeps them apart.
+APART = [("součinu", "součin"), ("součtu", "součet")]
 
 #: English words that must not appear in the interface (whole words, any case).
 ENGLISH = re.compile(
@@ -124,6 +132,41 @@ def test_search_finds_every_page_that_uses_the_word(built_html, site, browser, p
         visit.close()
     print(f"recall over {where}: " + ", ".join(recall))
     assert not problems, "\n".join(problems)
+
+
+def test_search_keeps_soucin_and_soucet_apart(site, browser, page_terms):
+    """The search matches parts of index terms too: "součin" once stemmed to "souc", a part
+    of "součet"'s "souct", and found every page about sums. Each finds its own pages."""
+    expected = {word: expected_pages(page_terms, word) for _query, word in APART}
+    assert len(set(map(frozenset, expected.values()))) == 2, "choose words on different pages"
+    for query, word in APART:
+        visit, hrefs, _status, _snippets = search(browser, site, query, site)
+        visit.close()
+        assert found_pages(hrefs) == expected[word], query
+
+
+def test_search_snippets_are_clean_text(built_html):
+    """The pages' texts the snippets come from: no TeX command names, no space before a
+    punctuation mark; the index: no two table cells glued into one word."""
+    raw = (built_html / "_static" / "czech_search_data.js").read_text(encoding="utf-8")
+    texts = json.loads(raw[raw.index("= ") + 2:raw.rindex(";")])["texts"]
+    problems = []
+    for page, text in texts.items():
+        for match in re.finditer(r"(?<![\w-])(?:mathsf|mathrm|mathbf|operatorname|frac|sqrt|"
+                                 r"hat|bar|tilde|vec)(?!\w)", text):
+            problems.append(f"{page}: TeX …{text[max(0, match.start() - 30):match.end() + 20]}…")
+        for match in re.finditer(r"\w \s*[,.;:!?)](?!\w)", text):
+            problems.append(f"{page}: space before …{text[match.start():match.end() + 10]}…")
+    terms = set(search_index(built_html)["terms"])
+    for page in built_html.glob("*.html"):
+        soup = BeautifulSoup(strip_html_fast(page.read_text(encoding="utf-8")), "html.parser")
+        for row in soup.select("table.ac-table tr"):
+            cells = [cell.get_text(" ").split() for cell in row.find_all(["td", "th"])]
+            for left, right in zip(cells, cells[1:]):
+                glued = left[-1] + right[0] if left and right else ""
+                if len(glued) >= 5 and term(glued) in terms:  # "2" + "d" is a word of its own
+                    problems.append(f"{page.name}: glued cells {left[-1]!r} + {right[0]!r}")
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:30])
 
 
 def test_search_says_when_it_finds_nothing(site, browser):

@@ -14,11 +14,15 @@ from ipywidgets import HTML, Image, Stack
 from PIL import Image as PILImage
 
 from attention_core.timing import cpu_time
+from attention_display import figures
 from attention_display.figures import (
     COLUMN_WIDTH,
     CSS_PX_PER_INCH,
     DENSITY,
+    NARROW_FRAME_HEIGHT,
+    NARROW_PANEL_WIDTH,
     NARROW_WIDTH,
+    PANEL_WIDTH,
     Painter,
     dark_colours,
     dark_png,
@@ -26,10 +30,12 @@ from attention_display.figures import (
     relayout,
 )
 from attention_display.interactive import (
+    EXPLORE_MIME,
     HTML_BOOK,
     MAX_FRAMES,
     PENDING,
     explore,
+    explore_html,
     explorers,
     figure_png,
     slider,
@@ -82,21 +88,68 @@ def test_readouts_are_czech_and_the_labels_are_used():
     assert plain.sliders["height"].description == "height"
 
 
-def test_static_html_has_every_combination_and_keyboard_sliders():
+def page_of(ex):
+    """The explore's page data and its HTML, its frames as addresses ``wide-light-0.png``."""
+    data = ex.page_data()
+    urls = {layout: {theme: [f"{layout}-{theme}-{n}.png" for n in range(len(frames))]
+                     for theme in ("light", "dark")} for layout, frames in data["frames"].items()}
+    page = explore_html(data, urls)
+    shown = json.loads(re.search(r'<script type="application/json" class="ac-data">(.*?)</script>',
+                                 page, re.S).group(1).replace("<\\/", "</"))
+    return data, page, shown
+
+
+def test_the_book_gets_every_combination_and_keyboard_sliders():
     ex = explore(draw_bars, alt=lambda height, color: f"{color} {height}",
                  height=[1.0, 2.0, 3.0], color=slider(["weight", "score"], label="barva"))
-    page = ex.static_html()
+    data, page, shown = page_of(ex)
     assert page.count('type="range"') == 2
     assert 'aria-label="barva"' in page and 'aria-valuetext="weight"' in page
-    data = json.loads(re.search(r'<script type="application/json" class="ac-data">(.*?)</script>',
-                                page, re.S).group(1).replace("<\\/", "</"))
-    assert data["sizes"] == [3, 2] and len(data["index"]) == 6 and len(data["alts"]) == 6
-    assert data["alts"][1] == "score 1.0"  # C order: the last slider moves fastest
-    for frame in data["frames"]:
-        assert ink(base64.b64decode(frame)) > 0.01
-    assert 'alt="weight 1.0"' in page
-    assert len(data["narrow"]) >= 1 and len(data["narrowIndex"]) == 6
-    assert len(data["dark"]) == len(data["frames"]) and data["density"] in (1, 1.5, 2)
+    assert shown["sizes"] == [3, 2] and len(shown["wide"]["index"]) == 6
+    assert len(shown["alts"]) == 6 and shown["alts"][1] == "score 1.0"  # the last moves fastest
+    for layout in ("wide", "narrow"):
+        for frame in data["frames"][layout]:
+            png = base64.b64decode(frame["png"])
+            assert ink(png) > 0.01
+            dark = dark_png(png)
+            assert figures.with_palette(png, base64.b64decode(frame["dark"])) == dark
+    assert 'alt="weight 1.0"' in page and shown["density"] == DENSITY == 2
+    # one picture per colour mode, each the desktop frame with the phone's as a <source>
+    assert page.count("<picture") == 2 and 'src="wide-light-0.png"' in page
+    assert 'srcset="narrow-dark-0.png 2x"' in page and page.count('loading="lazy"') == 2
+    assert "base64" not in page  # the frames are files next to the page
+
+
+def test_frames_are_drawn_for_the_panel_at_twice_its_pixels():
+    """Shown at their natural size inside the slider's panel, never resampled: the desktop
+    frame as wide as the panel's inside at most, the phone's exactly that and at most
+    ``NARROW_FRAME_HEIGHT`` tall, both with an even number of pixels."""
+    def draw(height):
+        fig, axes = new_figure(1, 4, figsize=(10, 3.3))
+        for ax in axes:
+            ax.bar([1, 2], [height, 1.0], color=COLORS["weight"])
+        return fig
+
+    data, _page, _shown = page_of(explore(draw, alt="sloupce", height=[1.0, 2.0]))
+    for layout, width in (("wide", PANEL_WIDTH), ("narrow", NARROW_PANEL_WIDTH)):
+        for frame in data["frames"][layout]:
+            image = PILImage.open(io.BytesIO(base64.b64decode(frame["png"])))
+            assert image.size == (2 * frame["width"], 2 * frame["height"])
+            assert frame["width"] == width
+    narrow = data["frames"]["narrow"][0]
+    assert narrow["height"] <= NARROW_FRAME_HEIGHT
+    assert narrow["height"] < 3 * 250  # four panels in two rows, not four
+
+
+def test_text_too_small_for_a_phone_is_a_warning(monkeypatch):
+    def draw(height):
+        fig, ax = new_figure()
+        ax.bar([1, 2], [height, 1.0])
+        ax.annotate("drobné", (1, height), fontsize=6)
+        return fig
+
+    with pytest.warns(UserWarning, match=r"smaller than 9 CSS px: „drobné“ 8,3 px"):
+        explore(draw, alt="sloupce", height=[1.0, 2.0]).page_data()
 
 
 def test_live_display_is_the_widget_and_the_html_book_gets_the_kernel_free_view(monkeypatch):
@@ -108,8 +161,8 @@ def test_live_display_is_the_widget_and_the_html_book_gets_the_kernel_free_view(
     book = explore(draw_bars, alt="sloupce", height=[1.0, 2.0])
     assert book.drawn == 0  # nothing drawn until the page asks for it
     bundle = book._repr_mimebundle_()
-    assert "text/html" in bundle and "application/vnd.jupyter.widget-view+json" not in bundle
-    assert 'class="ac-explore"' in bundle["text/html"]
+    assert EXPLORE_MIME in bundle and "application/vnd.jupyter.widget-view+json" not in bundle
+    assert len(bundle[EXPLORE_MIME]["alts"]) == 2
 
 
 def browser_view(ex, indices):
@@ -248,10 +301,17 @@ def test_narrow_layout_stacks_the_panels_and_restores_the_figure():
     for ax in axes:
         ax.plot([0, 1], [0, 1])
     restore = relayout(fig, NARROW_WIDTH / CSS_PX_PER_INCH, stacked=True)
-    spans = [ax.get_subplotspec().rowspan.start for ax in axes]
-    assert spans == [0, 1, 2] and fig.get_size_inches()[0] == NARROW_WIDTH / CSS_PX_PER_INCH
+    # three in a row: two columns, the odd last panel across both
+    places = [(ax.get_subplotspec().rowspan.start, ax.get_subplotspec().colspan.start,
+               ax.get_subplotspec().colspan.stop) for ax in axes]
+    assert places == [(0, 0, 1), (0, 1, 2), (1, 0, 2)]
+    assert fig.get_size_inches()[0] == NARROW_WIDTH / CSS_PX_PER_INCH
     assert all(ax.yaxis.get_tick_params()["labelleft"] for ax in axes)
     restore()
+    two, pair = new_figure(1, 2, figsize=(9, 3.4))
+    relayout(two, NARROW_WIDTH / CSS_PX_PER_INCH, stacked=True, max_height=4.0)
+    assert [ax.get_subplotspec().rowspan.start for ax in pair] == [0, 1]
+    assert two.get_size_inches()[1] == pytest.approx(4.0)
     assert tuple(fig.get_size_inches()) == (10, 3.3)
     assert [ax.get_subplotspec().colspan.start for ax in axes] == [0, 1, 2]
 
@@ -299,14 +359,13 @@ def test_term_macros_and_css():
 
 def test_identical_frames_are_stored_once():
     ex = explore(lambda height: draw_bars(min(height, 2.0)), alt="x", height=[1.0, 2.0, 3.0, 4.0])
-    data = json.loads(re.search(r'class="ac-data">(.*?)</script>', ex.static_html(), re.S)
-                      .group(1).replace("<\\/", "</"))
-    assert len(data["frames"]) == 2 and data["index"] == [0, 1, 1, 1]
+    data = ex.page_data()
+    assert len(data["frames"]["wide"]) == 2 and data["index"]["wide"] == [0, 1, 1, 1]
 
 
 def test_alt_text_is_escaped():
     ex = explore(draw_bars, alt='x <b> & "c"', height=[1.0, 2.0])
-    assert html.escape('x <b> & "c"') in ex.static_html()
+    assert html.escape('x <b> & "c"') in page_of(ex)[1]
 
 
 def test_captions_keep_one_letter_words_with_the_next():
@@ -315,7 +374,7 @@ def test_captions_keep_one_letter_words_with_the_next():
                  height=[1.0, 2.0])
     assert ex.alt_text((0,)) == "sloupec s\u00a0výškou 1.0 a\u00a0šířkou 1"
     assert ex.caption.value == ex.alt_text((0,))
-    assert "s\u00a0výškou 2.0" in ex.static_html()  # the page's list of the captions
+    assert "s\u00a0výškou 2.0" in page_of(ex)[1]  # the page's list of the captions
 
 
 @pytest.mark.parametrize("make, match", [

@@ -8,47 +8,15 @@ broken by such a clock), must really have called the replaced clock, and must gl
 value its prose pastes (the sentences about a measurement are chosen from the measurement).
 
 The replacement is a code cell put before the chapter's first cell; the package has no
-hook for tests.
+hook for tests. The runs are ``conftest.live_runs``, executed side by side in one go (the
+first seed's also moves the chapter's sliders, for ``test_notebooks.py``).
 """
 
 import re
 
-import jupytext
 import pytest
 
-from chapters import chapter_paths, execute
-
-SEEDS = [1, 2, 3]
-
-NOISY_CLOCK = '''
-import numpy as _np
-import attention_core.timing as _timing
-
-_real_cpu_time = _timing.cpu_time
-_noise = _np.random.default_rng({seed})
-_noisy_calls = []
-
-
-def _noisy_cpu_time(*args, **kwargs):
-    """3 x the real CPU time x log-normal noise (sigma = 0.3): a slow, busy machine."""
-    _noisy_calls.append(1)
-    return 3 * _real_cpu_time(*args, **kwargs) * _noise.lognormal(0.0, 0.3)
-
-
-_timing.cpu_time = _noisy_cpu_time
-'''
-
-REPORT = 'print("NOISY_CLOCK_CALLS", len(_noisy_calls))'
-
-
-def uses_the_clock(path):
-    """True if a code cell of the chapter at ``path`` mentions ``cpu_time``."""
-    nb = jupytext.read(path)
-    return any(cell.cell_type == "code" and "cpu_time" in cell.source for cell in nb.cells)
-
-
-TIMED = [path for path in chapter_paths() if uses_the_clock(path)]
-CASES = [(path, seed) for path in TIMED for seed in SEEDS]
+from chapters import NOISY_SEEDS, TIMED
 
 
 def test_the_chapters_that_measure_are_found():
@@ -65,10 +33,13 @@ def glued_names(nb):
     return names
 
 
+CASES = [(path, seed) for path in TIMED for seed in NOISY_SEEDS]
+
+
 @pytest.mark.parametrize(("path", "seed"), CASES,
                          ids=[f"{path.stem}-seed{seed}" for path, seed in CASES])
-def test_chapter_runs_with_a_slow_noisy_clock(path, seed):
-    nb = execute(path, setup_code=NOISY_CLOCK.format(seed=seed), extra_code=REPORT)
+def test_chapter_runs_with_a_slow_noisy_clock(live_runs, path, seed):
+    nb = live_runs.get((path, seed))
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             assert output.output_type != "error", (

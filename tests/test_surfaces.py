@@ -4,7 +4,10 @@
 On every page at both widths: no sideways page scroll; no table and no display formula
 wider than its column (measured at their natural width, so a table that scrolls inside its
 box still counts: the chapters are designed to fit, the CSS only keeps the page whole); text
-outputs wrap; no figure shown at less than 1/2,3 of its pixel width. In dark mode: no table,
+outputs wrap; no figure shown at less than 1/2,3 of its pixel width; every slider frame shown
+at exactly 2 pixels per CSS pixel, and every slider panel at most 760 px tall on the phone;
+no formula a tab stop of MathJax's, Czech text in formulas in the text's font, a formula's
+phone line breaks only where its column needs them. In dark mode: no table,
 output, slider panel or admonition on a light background, and no serious or critical
 axe-core violation. In print: no code toggles, no slider controls (the figure and readout at
 the slider's start value stay, on one page), no solutions inside the chapter, no line cut at
@@ -18,14 +21,18 @@ import collections
 import re
 
 import pytest
-from browser_support import chapter_pages, pages
+from browser_support import Visit, chapter_pages, pages
 from surfaces_support import (
+    MAX_PHONE_PANEL,
     VIEWPORTS,
+    BrowserWith,
     axe_violations,
     light_boxes,
+    measure_explores,
     measure_layout,
     move_every_slider_to_its_end,
     print_problems,
+    run_check,
     screenshot,
     visit,
 )
@@ -50,6 +57,9 @@ def layout(built_html, site, browser):
             for kind, text in problems:
                 found[kind].append(f"{viewport} {name}: {text}")
             measured.update({f"{viewport} {k}": v for k, v in counts.items()})
+            for panel in measure_explores(page_visit.page, built_html):
+                found["panels"].append((viewport, name, panel))
+            found["formulas"].append((viewport, name, run_check(page_visit.page, "formulas")))
             if name in chapters or name == "intro.html":
                 screenshot(page_visit.page, _shot_name(viewport, "light", name))
             page_visit.close()
@@ -65,6 +75,10 @@ def test_no_page_scrolls_sideways(layout):
 def test_tables_fit_their_column(layout):
     """No table wider than its column; no number wrapped inside a cell."""
     assert not layout["table"], f"{len(layout['table'])} tables:\n" + "\n".join(layout["table"])
+
+
+def test_toggle_titles_leave_room_for_their_hint(layout):
+    assert not layout["title"], "\n".join(layout["title"])
 
 
 def test_display_formulas_fit_their_column(layout):
@@ -84,6 +98,41 @@ def test_figures_are_shown_at_a_readable_size(layout):
     """
     assert not layout["figure"], (f"{len(layout['figure'])} figures:\n"
                                   + "\n".join(layout["figure"]))
+
+
+def test_slider_frames_are_sharp_and_panels_fit_a_phone(layout):
+    """2 image pixels per CSS pixel shown (no frame scaled by the browser), at 390 and
+    1 280 px; on the phone every panel at most MAX_PHONE_PANEL tall."""
+    problems, rows = [], []
+    for viewport, name, panel in layout["panels"]:
+        (width, height), (shown_w, shown_h) = panel["pixels"], panel["shown"]
+        where = f"{viewport} {name} {panel['where']}"
+        if abs(width - 2 * shown_w) > 0.5 or abs(height - 2 * shown_h) > 0.5:
+            problems.append(f"{where}: a frame of {width} x {height} px shown at "
+                            f"{shown_w:.1f} x {shown_h:.1f} CSS px (not 2x)")
+        if viewport == "phone" and panel["height"] > MAX_PHONE_PANEL:
+            problems.append(f"{where}: the panel is {panel['height']:.0f} px tall "
+                            f"(at most {MAX_PHONE_PANEL} on a 390 x 844 phone)")
+        rows.append(f"{where}: {width / shown_w:.2f} px per CSS px, panel "
+                    f"{panel['height']:.0f} px")
+    print("\nslider panels:\n  " + "\n  ".join(rows))
+    assert rows, "no slider panel measured"
+    assert not problems, "\n".join(problems)
+
+
+def test_formulas_are_no_tab_stops_and_speak_czech_in_the_texts_font(layout):
+    problems, tab_stops = [], 0
+    for viewport, name, found in layout["formulas"]:
+        tab_stops += found["tabStops"]
+        if found["tabStops"]:
+            problems.append(f"{viewport} {name}: {found['tabStops']} tab stops in formulas")
+        problems += [f"{viewport} {name}: Czech text in a formula in another font: {f}"
+                     for f in found["fonts"]]
+        if viewport == "desktop":  # the chapters' phone breaks are not needed at 1 280 px
+            problems += [f"{viewport} {name}: formula {k + 1} keeps its phone line breaks"
+                         for k, b in enumerate(found["breakable"]) if not b["fits"]]
+    print(f"MathJax tab stops on all pages at both widths: {tab_stops}")
+    assert not problems, "\n".join(problems)
 
 
 @pytest.fixture(scope="module")
@@ -146,3 +195,29 @@ def test_a_page_in_dark_mode_prints_dark_text_on_white(built_html, site, browser
     theme, text, _ = colours
     channels = [int(c) for c in re.findall(r"\d+", text)[:3]]
     assert theme == "light" and max(channels) < 100, colours
+
+
+def test_the_colour_mode_follows_the_system_and_its_button_says_which(site, browser):
+    """With nothing chosen yet, the page takes the system's preference (before it is drawn:
+    no light page first); the mode button's name says the mode, and changes with a click."""
+    problems = []
+    for scheme, word in (("dark", "tmavý"), ("light", "světlý")):
+        page_visit = Visit(BrowserWith(browser, color_scheme=scheme), site + "intro.html",
+                           site).open()
+        page = page_visit.page
+        theme = page.evaluate("document.documentElement.dataset.theme")
+        button = page.locator(".theme-switch-button").first
+        label = button.get_attribute("aria-label")
+        if theme != scheme:
+            problems.append(f"system {scheme}: the page is {theme}")
+        if label != f"Barevný režim: podle systému ({word})":
+            problems.append(f"system {scheme}: the button says {label!r}")
+        button.click()
+        mode = page.evaluate("document.documentElement.dataset.mode")
+        after = button.get_attribute("aria-label")
+        wanted = {"light": "Barevný režim: světlý", "dark": "Barevný režim: tmavý"}.get(mode)
+        if after != wanted or button.get_attribute("data-bs-title") != wanted:
+            problems.append(f"after a click (mode {mode}) the button says {after!r}")
+        problems += page_visit.problems
+        page_visit.close()
+    assert not problems, "\n".join(problems)

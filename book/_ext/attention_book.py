@@ -20,13 +20,19 @@
    and Chromium logged "Identifier 'THEBE_JS_URL' has already been declared"
    (sphinx-togglebutton's ``togglebuttonSelector`` was doubled the same way, silently).
    We drop the exact duplicates from each page's script list.
-3. No dead weight: the embedded ipywidgets state (``application/vnd.jupyter.widget-state+json``)
+3. Unique ids: sphinx-exercise and sphinx-proof give every exercise, solution and proof of
+   a page the same fixed ids (``exercise-content``, ``solution-content``, ``proof-content``,
+   ``proof``); nothing links to them. After the first, each gets a number (``proof-2``).
+4. No dead weight: the embedded ipywidgets state (``application/vnd.jupyter.widget-state+json``)
    is left out of the pages. The book loads no widget manager (``nb_ipywidgets_js: {}``), so
    nothing would read it; the sliders' kernel-free ``text/html`` view carries all frames.
 """
 
 import os
 from pathlib import Path
+
+from docutils import nodes
+from sphinx.transforms.post_transforms import SphinxPostTransform
 
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
@@ -126,6 +132,29 @@ def clean_scripts(app, pagename, templatename, context, doctree):
     context["script_files"] = kept
 
 
+#: The fixed ids that sphinx-exercise and sphinx-proof repeat on a page.
+REPEATED_IDS = {"exercise-content", "solution-content", "proof-content", "proof"}
+
+
+class UniqueIds(SphinxPostTransform):
+    """Number the repeats of ``REPEATED_IDS`` within a page (after sphinx-exercise has
+    moved its solutions' content, post-transforms 5-22)."""
+
+    default_priority = 950
+
+    def run(self, **kwargs):
+        seen = {}
+        for node in self.document.findall(nodes.Element):
+            ids = node.get("ids")
+            if not ids:
+                continue
+            for k, name in enumerate(ids):
+                if name in REPEATED_IDS:
+                    seen[name] = seen.get(name, 0) + 1
+                    if seen[name] > 1:
+                        ids[k] = f"{name}-{seen[name]}"
+
+
 def setup(app):
     for extension in (
         "czech_typography",    # no-break spaces of Czech typesetting
@@ -136,6 +165,10 @@ def setup(app):
         "figure_pictures",     # figures as <picture> for desktop/phone and light/dark
         "book_wheels",         # the two packages as wheels in <site>/wheels/
         "reader_notebooks",    # a reader's notebook per chapter in <site>/notebooks/
+        "book_icons",          # the theme's icons as CSS masks, no icon font or script
+        "book_math",           # MathJax: no tab stops or menu, Czech text, breaks by width
+        "english_terms",       # lang="en" on the English terms
+        "parallel_build",      # the pages read (and executed) on every core
     ):
         app.setup_extension(extension)
     # before the theme builds its header buttons (priority 501)
@@ -144,6 +177,7 @@ def setup(app):
     app.connect("config-inited", configure_launch_buttons)
     # after every extension has added its scripts for the page
     app.connect("html-page-context", clean_scripts, priority=900)
+    app.add_post_transform(UniqueIds)
     app.setup_extension("book_pdf")  # the whole-book PDF and the link to it
     app.setup_extension("link_previews")  # Open Graph tags for the hosted book
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -30,11 +30,15 @@ kernel-free view, chosen in ``_config.yml`` for the ``html`` builder only).
 import argparse
 import datetime
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from docutils import nodes
+from sphinx.transforms import SphinxTransform
 
 #: File name of the book's PDF, in ``<book>/_build/pdf/`` and in the HTML output.
 PDF_NAME = "mechanismus-pozornosti.pdf"
@@ -52,6 +56,33 @@ MONTHS = ["ledna", "února", "března", "dubna", "května", "června", "červenc
 
 
 # ---- the Sphinx side ---------------------------------------------------------------------
+
+#: A sentence of a "Cvičení" section that says where the solutions are on screen.
+FOLDED = re.compile(r"sbalen|rozbal")
+
+#: What paper says instead: the browser prints a page without its solutions, the PDF has
+#: them at its end.
+PRINTED_SOLUTIONS = "Na papíře najdete řešení cvičení jen v PDF celé knihy, na jejím konci."
+
+
+class PrintedExercises(SphinxTransform):
+    """In each "Cvičení" section, the paragraph about the folded solutions is for the screen
+    (class ``ac-screen-only``); paper gets :data:`PRINTED_SOLUTIONS` instead."""
+
+    default_priority = 890
+
+    def apply(self, **kwargs):
+        for section in self.document.findall(nodes.section):
+            if not (section.children and isinstance(section[0], nodes.title)
+                    and section[0].astext().startswith("Cvičení")):
+                continue
+            for paragraph in section.findall(nodes.paragraph):
+                if paragraph.parent is section and FOLDED.search(paragraph.astext()):
+                    paragraph["classes"].append("ac-screen-only")
+                    printed = nodes.paragraph("", PRINTED_SOLUTIONS, classes=["ac-print-only"])
+                    paragraph.parent.insert(paragraph.parent.index(paragraph) + 1, printed)
+                    break
+
 
 def built_pdf(outdir):
     """The book's PDF next to the HTML output (``_build/pdf/`` beside ``_build/html/``)."""
@@ -112,6 +143,7 @@ def setup(app):
     # after the book theme has built its download menu (priority 501)
     app.connect("html-page-context", _link_pdf, priority=600)
     app.connect("build-finished", _copy_pdf)
+    app.add_transform(PrintedExercises)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
 
 

@@ -18,7 +18,8 @@ Sphinx 7.4 has no Czech search language and falls back to English stemming, so "
 - **Results.** The search page (template ``search.html``) shows each page once, with a
   snippet around the first word that matched and that word highlighted, and says in Czech
   how many pages it found ("Nalezeny 3 stránky"). The snippets come from the same data file
-  (the text of every page, formulas written as plain text, code left out), not from
+  (the text of every page, formulas written as plain text, code left out; read in one
+  pass with the standard library's HTML parser), not from
   fetching the pages: that works from a local folder (``file://``) too, where fetching is
   blocked.
 """
@@ -26,10 +27,10 @@ Sphinx 7.4 has no Czech search language and falls back to English stemming, so "
 import json
 import re
 import unicodedata
+from html.parser import HTMLParser
 from pathlib import Path
 
 import snowballstemmer
-from bs4 import BeautifulSoup
 from sphinx.search import SearchLanguage
 from sphinx.util import logging
 
@@ -62,6 +63,18 @@ def fold(word):
 TEX_COMMAND = re.compile(r"\\(?:u[0-9a-fA-F]{4}|[A-Za-z]+)")
 
 
+def keep_in(word, stem):
+    """The Snowball stem of ``word`` with an "-in" its possessive step took off put back.
+
+    The step is for possessives ("matčin" -> "matč"); in this book it cut roots instead:
+    "součin" -> "souč", a prefix of "součet"'s "součt", so that a search for the one found
+    the other (the search matches parts of terms too), and "jediný" -> "jed".
+    """
+    if word.startswith(stem) and word[len(stem):].startswith("in"):
+        return stem + "in"
+    return stem
+
+
 class SearchCzech(SearchLanguage):
     """Czech: Snowball stems without diacritics, Czech stop words."""
 
@@ -88,7 +101,7 @@ var Stemmer = function() {
         return self._word_re.findall(TEX_COMMAND.sub(" ", text))
 
     def _reduce(self, lower):
-        return fold(self.stemmer.stemWord(lower))
+        return fold(keep_in(lower, self.stemmer.stemWord(lower)))
 
     def stem(self, word):
         lower = word.lower()
@@ -130,13 +143,15 @@ def reduction_table(forms, terms):
 
 
 def endings(forms, terms):
-    """The endings the stemmer took off the book's forms (without diacritics), longest first."""
+    """The endings the stemmer took off the book's forms (without diacritics), shortest
+    first: the browser keeps the longest stem of the index that a word it does not know
+    begins with ("součinech" -> "soucin", not "souc")."""
     found = set()
     for form, term in forms.items():
         key = fold(form)
         if term in terms and key.startswith(term) and len(key) > len(term):
             found.add(key[len(term):])
-    return sorted(found, key=lambda e: (-len(e), e))
+    return sorted(found, key=lambda e: (len(e), e))
 
 
 _GREEK = dict(zip(
@@ -155,6 +170,9 @@ _SYMBOLS = {
     "log": "log", "ln": "ln", "exp": "exp", "max": "max", "min": "min", "arg": "arg",
     "tanh": "tanh", "Var": "Var", "E": "E",
 }
+_ACCENTS = {"bar": "\u0304", "overline": "\u0305", "hat": "\u0302", "widehat": "\u0302",
+            "tilde": "\u0303", "widetilde": "\u0303", "vec": "\u20d7", "dot": "\u0307"}
+_ACCENT = re.compile(r"\\(" + "|".join(_ACCENTS) + r")(?![A-Za-z])\s*(?:\{([^{}]*)\}|(\w))")
 _SUBSCRIPTS = str.maketrans("0123456789+-=()aehijklmnoprstuvx",
                             "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ")
 _SUPERSCRIPTS = str.maketrans("0123456789+-=()abdehiklmnoptT",
@@ -178,6 +196,10 @@ def tex_to_text(tex):
     text = re.sub(r"\\(?:left|right|big|Big|bigg|Bigg)(?![A-Za-z])", "", text)
     text = text.replace("\\mathbb{R}", "ℝ").replace("\\mathbb R", "ℝ")
     text = re.sub(r"\^(?:\{\\top\}|\\top(?![A-Za-z]))", "ᵀ", text)
+    # accents (\bar s, \hat{y}) as combining marks; a font or \operatorname before a
+    # single letter (\mathsf T) only dresses it
+    text = _ACCENT.sub(lambda m: (m.group(2) or m.group(3)) + _ACCENTS[m.group(1)], text)
+    text = re.sub(r"\\(?:math[a-z]+|text[a-z]*|operatorname|boldsymbol|bm)\s+(?=\w)", "", text)
     # a command with an argument that only dresses it (\text, \mathrm, the book's \dotaz ...)
     text = re.sub(r"\\(?!(?:d|t)?frac\b|sqrt\b)[A-Za-z]+\s*(?=\{)", "", text)
     for _ in range(10):  # groups from the innermost out
@@ -208,24 +230,70 @@ def _scripted(body, table, mark):
     return mark + (body if len(body) == 1 else "(" + body + ")")
 
 
-#: Parts of a built page that are not its text: code of the cells, scripts, permalinks.
-NOT_TEXT = "script, style, .cell_input, .headerlink, .toggle-button, img, svg, .ac-explore script"
+#: Parts of a built page that are not its text: code of the cells, scripts, permalinks, the
+#: list of a slider's readouts that sizes its readout, the phone's copy of a formula, what
+#: only paper shows.
+NOT_TEXT_TAGS = {"script", "style", "img", "svg"}
+NOT_TEXT_CLASSES = {"cell_input", "headerlink", "toggle-button", "ac-readout-sizer",
+                    "ac-math-narrow", "ac-print-only"}
+
+#: HTML elements without an end tag.
+_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+         "source", "track", "wbr"}
+
+
+class _ArticleText(HTMLParser):
+    """The text of a page's ``article.bd-article`` in one pass: pieces of text, formulas
+    (``.math``) as plain text, the parts in NOT_TEXT_* left out."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.pieces = []
+        self._open = []  # (tag, what it is: "article", "skip", "math" or None)
+        self._math = None
+
+    def _inside(self, kind):
+        return any(what == kind for _tag, what in self._open)
+
+    def handle_starttag(self, tag, attrs):
+        if tag in _VOID:
+            return
+        classes = set((dict(attrs).get("class") or "").split())
+        what = None
+        if tag == "article" and "bd-article" in classes:
+            what = "article"
+        elif tag in NOT_TEXT_TAGS or classes & NOT_TEXT_CLASSES:
+            what = "skip"
+        elif "math" in classes and self._math is None:
+            what, self._math = "math", []
+        self._open.append((tag, what))
+
+    def handle_endtag(self, tag):
+        while self._open:
+            opened, what = self._open.pop()
+            if what == "math":
+                self.pieces.append(tex_to_text("".join(self._math)))
+                self._math = None
+            if opened == tag:
+                break
+
+    def handle_data(self, data):
+        if not self._inside("article") or self._inside("skip"):
+            return
+        (self._math if self._math is not None else self.pieces).append(data)
 
 
 def page_text(html_text):
     """The text of a built page's article for search snippets: formulas as plain text,
     without code and without embedded images."""
-    html_text = re.sub(r"data:[a-z/+]+;base64,[A-Za-z0-9+/=]+", "data:", html_text)
-    soup = BeautifulSoup(html_text, "html.parser")
-    article = soup.select_one("article.bd-article")
-    if article is None:
-        return ""
-    for element in article.select(NOT_TEXT):
-        element.decompose()
-    for math in article.select(".math"):
-        math.replace_with(" " + tex_to_text(math.get_text()) + " ")
-    text = article.get_text(" ")
-    return re.sub(r"[ \t\r\n]+", " ", text).strip()
+    parser = _ArticleText()
+    parser.feed(html_text)
+    parser.close()
+    text = re.sub(r"\s+", " ", " ".join(parser.pieces))
+    # the pieces of the page were joined with spaces: none before a closing mark or after
+    # an opening one ("slovo ," -> "slovo,")
+    text = re.sub(r" (?=[,.;:!?)\]“‘…])", "", text)
+    return re.sub(r"(?<=[(\[„‚]) ", "", text).strip()
 
 
 def write_search_data(app, exception):

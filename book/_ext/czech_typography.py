@@ -10,9 +10,11 @@ In the prose of every page, and only there, a line may not break
   the degree of an angle is written without a space (``30°``, but ``30 °C``);
 - after an abbreviation that precedes a number (``č. 5``, ``obr. 3``), between a day and its
   month (``1. ledna``), and before a dash (``slovo – slovo``: the dash never starts a line);
-- between an inline formula and the punctuation after it (``$x$,``): the formula and the
-  mark are wrapped in one ``<span class="ac-nowrap">`` (a browser may otherwise start a line
-  with the comma, since MathJax's formula is a box of its own).
+- between an inline formula and the punctuation after it (``$x$,``), and between a
+  one-letter word and a formula after it (``a $x$``): the formula and the mark or word are
+  wrapped in one ``<span class="ac-nowrap">`` (a browser may otherwise start a line with
+  the comma, or end one after the "a" in spite of its no-break space, since MathJax's
+  formula is a box of its own).
 
 Prose means the text of paragraphs, headings, list items, captions, admonitions and text
 glued into them: never code (inline or blocks), math, raw HTML, attributes (alt text, links)
@@ -192,28 +194,45 @@ def typeset_document(document):
 #: Punctuation that must not start a line after an inline formula.
 _CLOSING = re.compile(r"^[,.;:!?)\]“‘…]+")
 
+#: A one-letter word and its no-break space right before an inline formula: Chromium breaks
+#: a line after a no-break space before a formula (an inline block), so both go into the
+#: formula's no-wrap span.
+_ONE_LETTER_BEFORE = re.compile(r"(?:(?<=[\s(\[{„‚–—])|^)[" + ONE_LETTER + "]" + NBSP + "$")
+
 NOWRAP = "ac-nowrap"
 
 
 def keep_punctuation_with_math(document):
-    """Wrap each inline formula and the punctuation right after it in one no-wrap span;
-    return how many were wrapped."""
+    """Wrap each inline formula with what must stay on its line, in one no-wrap span: the
+    punctuation right after it and a one-letter word right before it. Return how many
+    formulas were wrapped."""
     wrapped = 0
     for math in list(document.findall(nodes.math)):
         parent = math.parent
         if parent is None or NOWRAP in parent.get("classes", []) or _inside_skipped(math):
             continue
         index = parent.index(math)
+        before = parent.children[index - 1] if index > 0 else None
         after = parent.children[index + 1] if index + 1 < len(parent.children) else None
         mark = _CLOSING.match(str(after)) if isinstance(after, nodes.Text) else None
-        if not mark:
+        word = _ONE_LETTER_BEFORE.search(str(before)) if isinstance(before, nodes.Text) else None
+        if not (mark or word):
             continue
-        rest = str(after)[mark.end():]
+        first, last = index - bool(word), index + 1 + bool(mark)
         group = nodes.inline(classes=[NOWRAP])
-        parent.children[index:index + 2] = [group] + ([nodes.Text(rest)] if rest else [])
-        for child in parent.children[index:index + 2]:
+        if word:
+            group += nodes.Text(word.group())
+        group += math
+        if mark:
+            group += nodes.Text(mark.group())
+        replaced = [group]
+        if word and str(before)[:word.start()]:
+            replaced.insert(0, nodes.Text(str(before)[:word.start()]))
+        if mark and str(after)[mark.end():]:
+            replaced.append(nodes.Text(str(after)[mark.end():]))
+        parent.children[first:last] = replaced
+        for child in replaced:
             child.parent = parent
-        group += [math, nodes.Text(mark.group())]
         wrapped += 1
     return wrapped
 

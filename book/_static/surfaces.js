@@ -3,20 +3,44 @@
  *
  * 0. A table cell that holds a number (or a vector of numbers) gets the class book-number,
  *    which keeps it on one line.
- * 1. A display formula wider than the column scrolls in its own box; such a box gets a tab
- *    stop so it can be scrolled from the keyboard (the theme does the same for code, outputs
- *    and tables, not for MathJax's boxes).
+ * 1. A display formula written with and without its line breaks (book/_ext/book_math.py)
+ *    shows without them wherever that fits its column. A display formula wider than the
+ *    column scrolls in its own box; such a box gets a tab stop so it can be scrolled from
+ *    the keyboard (the theme does the same for code, outputs and tables, not for MathJax's
+ *    boxes).
  * 2. Before printing: a page in dark mode switches to light (paper is white), every slider
- *    goes back to its start value (the figure and readout the chapter opens with), and a
+ *    goes back to its start value (the figure and readout the chapter opens with), a
  *    formula or table still wider than the paper's column is scaled down to fit instead of
- *    being cut. After printing everything is put back.
+ *    being cut, and code is split into lines, so that a wrapped line keeps its indentation.
+ *    After printing everything is put back.
  *    The whole-book PDF (book/_ext/book_pdf.py) calls window.bookPrint.prepare() itself.
  */
 (function () {
   "use strict";
 
+  /* The display formulas shown (not the copy of a formula that book_math.py hides). */
   function displayFormulas() {
-    return document.querySelectorAll('mjx-container[jax="CHTML"][display="true"]');
+    return Array.prototype.filter.call(
+      document.querySelectorAll('mjx-container[jax="CHTML"][display="true"]'),
+      function (box) { return getComputedStyle(box).visibility !== "hidden"; });
+  }
+
+  /* Each formula with breaks for narrow columns: the copy without them if it fits the
+   * width ``widthOf(box)`` (the box's own by default). */
+  function chooseBreaks(widthOf) {
+    document.querySelectorAll(".ac-breakable").forEach(function (box) {
+      var wide = box.querySelector(".ac-math-wide mjx-math");
+      if (!wide) return;
+      var width = widthOf ? widthOf(box) : box.clientWidth;
+      var fits = wide.getBoundingClientRect().width <= width + 0.5;
+      box.classList.toggle("ac-fits", fits);
+      box.classList.toggle("ac-breaks", !fits);
+    });
+  }
+
+  function fitFormulas() {
+    chooseBreaks();
+    addTabStops();
   }
 
   function addTabStops() {
@@ -59,11 +83,11 @@
   var resizeTimer = null;
   window.addEventListener("resize", function () {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(addTabStops, 200);
+    resizeTimer = setTimeout(fitFormulas, 200);
   });
   function start() {
     markNumbers();
-    whenTypeset(addTabStops);
+    whenTypeset(fitFormulas);
   }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start);
@@ -106,6 +130,46 @@
     }
   }
 
+  /* The code of ``pre`` as one element per line, each with its indentation (--indent),
+   * its highlighting kept: printed, a wrapped line goes on under its own indentation. */
+  function splitLines(pre) {
+    var lines = [[]];
+    (function walk(node, classes) {
+      node.childNodes.forEach(function (child) {
+        if (child.nodeType === 3) {
+          child.textContent.split("\n").forEach(function (part, k) {
+            if (k) lines.push([]);
+            if (part) lines[lines.length - 1].push([part, classes]);
+          });
+        } else if (child.nodeType === 1) {
+          walk(child, classes.concat([child.className]));
+        }
+      });
+    })(pre, []);
+    if (!lines[lines.length - 1].length) lines.pop();
+    var original = pre.innerHTML;
+    pre.textContent = "";
+    lines.forEach(function (pieces) {
+      var line = document.createElement("span");
+      line.className = "ac-print-line";
+      var text = pieces.map(function (piece) { return piece[0]; }).join("");
+      line.style.setProperty("--indent", text.match(/^ */)[0].length + "ch");
+      pieces.forEach(function (piece) {
+        var content = document.createTextNode(piece[0]);
+        piece[1].slice().reverse().forEach(function (name) {
+          var span = document.createElement("span");
+          span.className = name;
+          span.appendChild(content);
+          content = span;
+        });
+        line.appendChild(content);
+      });
+      if (!text) line.textContent = "\u200b";  // an empty line keeps its height
+      pre.appendChild(line);
+    });
+    undo.push(function () { pre.innerHTML = original; });
+  }
+
   function prepare() {
     if (undo.length) return;  // already prepared
     var root = document.documentElement;
@@ -113,6 +177,8 @@
       root.dataset.theme = "light";
       undo.push(function () { root.dataset.theme = "dark"; });
     }
+    chooseBreaks(paperWidth);
+    undo.push(function () { chooseBreaks(); });
     document.querySelectorAll(".ac-explore input[type=range]").forEach(function (input) {
       var now = input.value;
       var start = input.defaultValue;  // the value attribute: the slider's start value
@@ -130,6 +196,7 @@
       }
     });
     document.querySelectorAll(".bd-article table").forEach(fitWidth);
+    document.querySelectorAll(".bd-article div.highlight pre").forEach(splitLines);
     undo.push(function () {});  // marks "prepared" even on a page with nothing to undo
   }
 
