@@ -1,8 +1,9 @@
 """The chapters that measure time stay correct on a slow, noisy machine (issue 10).
 
-The book has one clock, ``attention_core.timing.cpu_time``. Every chapter whose code uses it
-(found by reading the chapters, not listed here) is executed with that clock replaced by one
-that returns 3 x the real measurement x log-normal noise (sigma = 0.3), once per seed. The
+The book has one clock, ``attention_core.timing.cpu_time``, and its interleaved form for several
+functions, ``cpu_times``. Every chapter whose code uses them (found by reading the chapters, not
+listed here) is executed with both replaced by clocks that return 3 x the real measurement x
+log-normal noise (sigma = 0.3), drawn anew for every time returned, once per seed. The
 chapter must run without an error or a write to stderr (so no assertion on a timing can be
 broken by such a clock), must really have called the replaced clock, and must glue every
 value its prose pastes (the sentences about a measurement are chosen from the measurement).
@@ -24,7 +25,7 @@ NOISY_CLOCK = '''
 import numpy as _np
 import attention_core.timing as _timing
 
-_real_cpu_time = _timing.cpu_time
+_real_cpu_time, _real_cpu_times = _timing.cpu_time, _timing.cpu_times
 _noise = _np.random.default_rng({seed})
 _noisy_calls = []
 
@@ -35,14 +36,22 @@ def _noisy_cpu_time(*args, **kwargs):
     return 3 * _real_cpu_time(*args, **kwargs) * _noise.lognormal(0.0, 0.3)
 
 
+def _noisy_cpu_times(*args, **kwargs):
+    """The same for each of the functions, each with its own noise."""
+    _noisy_calls.append(1)
+    times = _real_cpu_times(*args, **kwargs)
+    return [3 * t * _noise.lognormal(0.0, 0.3) for t in times]
+
+
 _timing.cpu_time = _noisy_cpu_time
+_timing.cpu_times = _noisy_cpu_times
 '''
 
 REPORT = 'print("NOISY_CLOCK_CALLS", len(_noisy_calls))'
 
 
 def uses_the_clock(path):
-    """True if a code cell of the chapter at ``path`` mentions ``cpu_time``."""
+    """True if a code cell of the chapter at ``path`` mentions ``cpu_time`` (or ``cpu_times``)."""
     nb = jupytext.read(path)
     return any(cell.cell_type == "code" and "cpu_time" in cell.source for cell in nb.cells)
 
