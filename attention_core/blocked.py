@@ -155,8 +155,9 @@ def blocked_attention(Q, K, V, block_size, mask=None, causal=False):
     ``Q`` (n, d_k), ``K`` (m, d_k), ``V`` (m, d_v); returns (n, d_v). Never holds more than
     ``block_size x block_size`` scores (module docstring). ``mask`` broadcastable to (n, m)
     as for ``attention``; ``causal=True`` applies ``causal_mask`` (key j visible to query i
-    iff j <= i, PyTorch's ``is_causal``) without forming it, and skips the tiles above the
-    diagonal, so that a causal mask costs no n x m memory at all.
+    iff j <= i, PyTorch's ``is_causal``) without forming the n x m mask: the tiles above the
+    diagonal are skipped, those below it need no mask, and each tile across the diagonal
+    makes its own mask of at most block_size x block_size.
     """
     Q, K, V, block_size, mask, causal = _check("blocked_attention", Q, K, V, block_size, mask,
                                                causal)

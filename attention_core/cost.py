@@ -239,26 +239,39 @@ LAYER_TYPES = ("self_attention", "recurrent", "convolutional", "restricted_self_
 class Complexity(NamedTuple):
     """One row of Table 1 of Vaswani et al. (2017) as numbers (chapter 10); a tuple."""
 
-    #: operations per layer: n^2 d, n d^2, k n d^2 or r n d
+    #: operations per layer, the table's expression: n^2 d, n d^2, k n d^2 or min(r, n) n d
     operations: int
     #: operations that must follow one another: 1, n, 1 or 1
     sequential: int
-    #: maximum length of a path between two positions: 1, n, ceil(log_k n) or ceil(n / r)
+    #: layers (recurrent steps) from the input at position 1 to the output at position n:
+    #: 1, n, max(1, ceil(log_k n)) or max(1, ceil((n - 1) / r))
     path_length: int
 
 
 def layer_complexity(kind, n, d, k=None, r=None):
     """Table 1 of Vaswani et al. (2017) for one layer ``kind`` of ``LAYER_TYPES`` (chapter 10).
 
-    The table's expressions taken as counts for n positions of dimension d:
+    Operations and sequential operations are the table's expressions read as numbers, i.e.
+    orders of magnitude, not exact counts (self-attention's matrix products alone are
+    2 n^2 d multiply-adds, plus 3 n d^2 for its projections):
 
-    * ``"self_attention"``: n^2 d operations, 1 sequential, path 1;
-    * ``"recurrent"``: n d^2, n, n;
-    * ``"convolutional"`` with kernel width ``k`` >= 2: k n d^2, 1, ceil(log_k n), the
-      number of stacked dilated convolutions that connect all n positions, i.e. the
-      smallest L with k^L >= n (0 for n = 1);
-    * ``"restricted_self_attention"`` with a neighbourhood of ``r`` positions: r n d, 1,
-      ceil(n / r).
+    * ``"self_attention"``: n^2 d operations, 1 sequential;
+    * ``"recurrent"``: n d^2, n;
+    * ``"convolutional"`` with kernel width ``k`` >= 2: k n d^2, 1;
+    * ``"restricted_self_attention"`` with a window of ``r`` >= 1 positions: r n d with r
+      capped at n (a window longer than the text is the whole text), 1.
+
+    Path lengths are exact, for layers that pass information forwards only, from earlier
+    positions to later ones (as a recurrent layer does, and every layer of a decoder): the
+    smallest number of stacked layers (for the recurrent layer, of steps) through which the
+    input at position 1 reaches the output at position n, at least 1. Self-attention: 1.
+    Recurrent: n (x_1 enters h_1, then n - 1 steps to h_n). Convolutional: dilated causal
+    kernels, layer l seeing the inputs k^(l-1) apart, so that L layers see k^L positions:
+    the smallest L >= 1 with k^L >= n. Restricted: each output sees its own position and the
+    r before it, so one layer carries information r positions forwards: ceil((n - 1) / r),
+    at least 1. Vaswani et al. restrict self-attention instead to a neighbourhood of size r
+    centred on the output position, which reaches r / 2 positions each way; its path is
+    ceil(2 (n - 1) / r), about twice as long, of the same order n / r.
 
     ``k`` is needed for the convolutional layer and ``r`` for the restricted one, and only
     there. Returns a :class:`Complexity`.
@@ -280,9 +293,9 @@ def layer_complexity(kind, n, d, k=None, r=None):
         return Complexity(n * d * d, n, n)
     if kind == "convolutional":
         k = positive_int(func, "k", k, minimum=2)
-        layers, reach = 0, 1
+        layers, reach = 1, k
         while reach < n:
             layers, reach = layers + 1, reach * k
         return Complexity(k * n * d * d, 1, layers)
     r = positive_int(func, "r", r)
-    return Complexity(r * n * d, 1, -(-n // r))
+    return Complexity(min(r, n) * n * d, 1, max(1, -(-(n - 1) // r)))

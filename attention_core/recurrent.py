@@ -8,8 +8,9 @@ with W_x (d, d_h), W_h (d_h, d_h) and b_h (d_h,); the states are the rows of H (
 The input terms X W_x of all tokens are one matrix product, since they do not depend on
 one another. The recurrent terms do: h_j needs h_{j-1}, so the layer takes n steps one
 after another, each a product of a vector (d_h,) with W_h. These are the n "sequential
-operations" of a recurrent layer in Table 1 of Vaswani et al. (2017); chapter 7's encoder
-states h_i are states of such a layer.
+operations" of a recurrent layer in Table 1 of Vaswani et al. (2017). Chapter 7's encoder
+states h_i are not quite this: Bahdanau et al. (2015) run two recurrent layers with gated
+cells, one forwards and one backwards over the sentence, and h_i joins their states at i.
 """
 
 import numpy as np

@@ -56,7 +56,7 @@ NOISY_CLOCK = '''
 import numpy as _np
 import attention_core.timing as _timing
 
-_real_cpu_time = _timing.cpu_time
+_real_cpu_time, _real_cpu_times = _timing.cpu_time, _timing.cpu_times
 _noise = _np.random.default_rng({seed})
 _noisy_calls = []
 
@@ -67,7 +67,15 @@ def _noisy_cpu_time(*args, **kwargs):
     return 3 * _real_cpu_time(*args, **kwargs) * _noise.lognormal(0.0, 0.3)
 
 
+def _noisy_cpu_times(*args, **kwargs):
+    """The same for each of the functions, each with its own noise."""
+    _noisy_calls.append(1)
+    times = _real_cpu_times(*args, **kwargs)
+    return [3 * t * _noise.lognormal(0.0, 0.3) for t in times]
+
+
 _timing.cpu_time = _noisy_cpu_time
+_timing.cpu_times = _noisy_cpu_times
 '''
 
 NOISY_REPORT = 'print("NOISY_CLOCK_CALLS", len(_noisy_calls))'
@@ -155,7 +163,7 @@ def execute_all(cases, jobs=None):
 
 
 def uses_the_clock(path):
-    """True if a code cell of the chapter at ``path`` mentions ``cpu_time``."""
+    """True if a code cell of the chapter at ``path`` mentions ``cpu_time`` (or ``cpu_times``)."""
     nb = jupytext.read(path)
     return any(cell.cell_type == "code" and "cpu_time" in cell.source for cell in nb.cells)
 

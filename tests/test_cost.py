@@ -141,7 +141,26 @@ def test_table_1_rows_by_hand():
     assert layer_complexity("convolutional", n, d, k=3) == (3 * n * d * d, 1, 5)  # 3^5 >= 100
     assert layer_complexity("restricted_self_attention", n, d, r=32) == (32 * n * d, 1, 4)
     assert tuple(layer_complexity("convolutional", 8, d, k=2))[2] == 3  # exact, not 2.999...
-    assert layer_complexity("convolutional", 1, d, k=2).path_length == 0
+
+
+def test_path_lengths_at_the_edges():
+    """One layer at least; a window of r reaches r positions forwards, so n = r + 1 is one
+    layer and n = r + 2 two (not ceil(n / r), which gives 2 at n = 65, r = 64)."""
+    for kind, options in (("self_attention", {}), ("recurrent", {}),
+                          ("convolutional", {"k": 2}), ("restricted_self_attention", {"r": 3})):
+        assert layer_complexity(kind, 1, 4, **options).path_length == 1
+    window = [layer_complexity("restricted_self_attention", n, 4, r=64).path_length
+              for n in (2, 64, 65, 66, 129, 130)]
+    assert window == [1, 1, 1, 2, 2, 3]
+    assert layer_complexity("convolutional", 3, 4, k=3).path_length == 1
+    assert layer_complexity("convolutional", 4, 4, k=3).path_length == 2
+
+
+def test_a_window_longer_than_the_text_costs_no_more_than_self_attention():
+    for n in (1, 10, 63, 64, 65, 1000):
+        window = layer_complexity("restricted_self_attention", n, 8, r=64).operations
+        full = layer_complexity("self_attention", n, 8).operations
+        assert window == min(64, n) * n * 8 <= full
 
 
 def test_self_attention_is_cheaper_than_recurrence_while_n_is_below_d():
@@ -152,11 +171,36 @@ def test_self_attention_is_cheaper_than_recurrence_while_n_is_below_d():
     assert ops("self_attention", 513) > ops("recurrent", 513)
 
 
+def layers_to_reach(n, sees):
+    """Brute force: how many stacked layers carry position 0 to position n - 1, when the
+    output of layer l at position j sees the inputs at positions ``sees(l, j)``."""
+    reached, layers = {0}, 0
+    while n - 1 not in reached or layers == 0:
+        layers += 1
+        reached = {j for j in range(n) if reached & set(sees(layers, j))}
+    return layers
+
+
+@given(n=st.integers(1, 200), r=st.integers(1, 40))
+def test_window_path_is_the_exact_number_of_layers(n, r):
+    expected = layers_to_reach(n, lambda layer, j: range(max(0, j - r), j + 1))
+    assert layer_complexity("restricted_self_attention", n, 4, r=r).path_length == expected
+
+
+@given(n=st.integers(1, 300), k=st.integers(2, 6))
+def test_dilated_convolution_path_is_the_exact_number_of_layers(n, k):
+    def sees(layer, j):
+        dilation = k ** (layer - 1)
+        return [j - m * dilation for m in range(k) if j - m * dilation >= 0]
+    assert layer_complexity("convolutional", n, 4, k=k).path_length == layers_to_reach(n, sees)
+
+
 @given(n=st.integers(1, 10**6), k=st.integers(2, 50), r=st.integers(1, 1000))
 def test_path_lengths_are_the_ceilings(n, k, r):
     path = layer_complexity("convolutional", n, 4, k=k).path_length
-    assert k ** path >= n and (path == 0 or k ** (path - 1) < n)
-    assert layer_complexity("restricted_self_attention", n, 4, r=r).path_length == -(-n // r)
+    assert path >= 1 and k ** path >= n and (path == 1 or k ** (path - 1) < n)
+    window = layer_complexity("restricted_self_attention", n, 4, r=r).path_length
+    assert window == max(1, -(-(n - 1) // r))
 
 
 @pytest.mark.parametrize("args, options, match", [
@@ -177,6 +221,8 @@ def test_layer_complexity_rejects(args, options, match):
 def test_the_four_layer_types():
     assert LAYER_TYPES == ("self_attention", "recurrent", "convolutional",
                            "restricted_self_attention")
+
+
 def test_linear_and_quadratic_parts_add_up_to_the_layer():
     c = attention_cost(1000, 512, h=8)
     assert c.madds_linear == 8 * 98_304_000 + 262_144_000

@@ -1,8 +1,9 @@
 """The chapters that measure time stay correct on a slow, noisy machine (issue 10).
 
-The book has one clock, ``attention_core.timing.cpu_time``. Every chapter whose code uses it
-(found by reading the chapters, not listed here) is executed with that clock replaced by one
-that returns 3 x the real measurement x log-normal noise (sigma = 0.3), once per seed. The
+The book has one clock, ``attention_core.timing.cpu_time``, and its interleaved form for several
+functions, ``cpu_times``. Every chapter whose code uses them (found by reading the chapters, not
+listed here) is executed with both replaced by clocks that return 3 x the real measurement x
+log-normal noise (sigma = 0.3), drawn anew for every time returned, once per seed. The
 chapter must run without an error or a write to stderr (so no assertion on a timing can be
 broken by such a clock), must really have called the replaced clock, and must glue every
 value its prose pastes (the sentences about a measurement are chosen from the measurement).

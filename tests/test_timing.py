@@ -1,4 +1,5 @@
-"""The book's one clock, attention_core.timing.cpu_time (chapters 2, 4-7 and 10)."""
+"""The book's clock, attention_core.timing.cpu_time (chapters 2, 4-7, 9 and 10), and cpu_times,
+the same for several functions in interleaved rounds (chapter 10)."""
 
 import itertools
 import threading
@@ -49,3 +50,23 @@ def test_other_threads_of_the_process_are_not_counted():
 def test_one_thread_says_whether_it_could_limit():
     with timing.one_thread() as limited:
         assert limited is True   # threadpoolctl is installed with the book
+
+
+def test_cpu_times_interleaves_the_rounds():
+    """Every round calls each function in turn (a, b, a, b, ...), after one calibration each;
+    each result is that function's own time per call."""
+    order = []
+    times = timing.cpu_times([lambda: (order.append("a"), busy_for(0.006)),
+                              lambda: (order.append("b"), busy_for(0.012))], repeats=3)
+    assert order == ["a", "b"] * 4
+    assert 0.005 < times[0] < 0.009 and 0.011 < times[1] < 0.016
+
+
+def test_cpu_times_calibrates_each_function_once(monkeypatch):
+    ticks = itertools.count(0.0, 0.001)
+    monkeypatch.setattr(timing.time, "thread_time", lambda: next(ticks))
+    calls = []
+    seconds = timing.cpu_times([lambda: calls.append(1)], repeats=2, at_least=0.005)
+    assert len(seconds) == 1 and seconds[0] > 0
+    # a clock that ticks 1 ms per reading: five calls to last 5 ms, then two rounds of five
+    assert len(calls) == 5 + 2 * 5
