@@ -7,10 +7,11 @@ Tokens come as one-hot features ``Phi`` (b, n, F), e.g. ``lookup_task.make_examp
     x = X_N[:, 0], or LN_f(X_N)[:, 0]         pre-norm models end with a layer norm LN_f
     logits = x W_out + b_out,  y = softmax(logits),  L = mean over the batch of -ln y_answer
 
-The output is read at token 0 only (as BERT reads its [CLS] token). Every gradient by hand,
+The output is read at token 0 only (as BERT reads its [CLS] token), so the last block is
+computed for token 0 alone (``n_queries=1``; every token is still a key and a value there):
+the same logits and gradients as the full block's, for less work. Every gradient by hand,
 backwards: dlogits = (y - u_answer) / b, dW_out = x^T dlogits, db_out = sum of dlogits,
-dx = dlogits W_out^T in row 0 of dX_N (the other rows get 0), back through LN_f and the
-blocks (``transformer.transformer_stack_vjp``: layer norms, feed-forward networks, residual
+dx = dlogits W_out^T, back through LN_f and the blocks (``transformer.transformer_stack_vjp``: layer norms, feed-forward networks, residual
 connections, multi-head attention and its mask), and dE = Phi^T dX_0.
 """
 
@@ -103,7 +104,8 @@ class SequenceClassifier:
     def _forward(self, features, mask):
         """``(logits, cache)`` for checked inputs (the blocks check the mask)."""
         X_0 = features @ self.E
-        X_N, stack_backward = transformer_stack_vjp(X_0, self.blocks, mask)
+        # the loss reads token 0 alone, so the last block is computed for it alone
+        X_N, stack_backward = transformer_stack_vjp(X_0, self.blocks, mask, n_queries=1)
         ln_cache = None
         if self.norm_first:
             X_N, ln_cache = ln_forward(X_N, self.gamma_f, self.beta_f, self.blocks[0].eps)
