@@ -11,8 +11,9 @@ The output is read at token 0 only (as BERT reads its [CLS] token), so the last 
 computed for token 0 alone (``n_queries=1``; every token is still a key and a value there):
 the same logits and gradients as the full block's, for less work. Every gradient by hand,
 backwards: dlogits = (y - u_answer) / b, dW_out = x^T dlogits, db_out = sum of dlogits,
-dx = dlogits W_out^T, back through LN_f and the blocks (``transformer.transformer_stack_vjp``: layer norms, feed-forward networks, residual
-connections, multi-head attention and its mask), and dE = Phi^T dX_0.
+dx = dlogits W_out^T, back through LN_f and the blocks (``transformer.transformer_stack_vjp``:
+layer norms, feed-forward networks, residual connections, multi-head attention and its
+mask), and dE = Phi^T dX_0.
 """
 
 import copy
