@@ -115,6 +115,31 @@ def make_examples(count, rng, min_pairs=MIN_PAIRS, max_pairs=MAX_PAIRS):
     return LookupExamples(features, mask, answer, letters, digits, lengths, first, second)
 
 
+def with_swapped_digits(examples):
+    """The same examples with the digits of the two queried pairs swapped (chapter 9).
+
+    Pair ``first`` gets the digit of pair ``second`` and the other way round, in
+    ``digits`` and in the features; the answer becomes 10 c_2 + c_1. These are the twin
+    examples of chapter 9's theorem on one head: the same letters, the same digits, only
+    which digit belongs to which queried letter differs.
+    """
+    if not isinstance(examples, LookupExamples):
+        raise ValueError(f"with_swapped_digits: examples must be LookupExamples (from "
+                         f"make_examples); got {type(examples).__name__}")
+    rows = np.arange(examples.count)
+    first, second = examples.first, examples.second
+    digits = examples.digits.copy()
+    digits[rows, first], digits[rows, second] = (examples.digits[rows, second],
+                                                 examples.digits[rows, first])
+    features = examples.features.copy()
+    columns = slice(PAIR_DIGIT, PAIR_DIGIT + N_DIGITS)
+    features[rows, first + 1, columns] = examples.features[rows, second + 1, columns]
+    features[rows, second + 1, columns] = examples.features[rows, first + 1, columns]
+    answer = N_DIGITS * digits[rows, first] + digits[rows, second]
+    return LookupExamples(features, examples.mask.copy(), answer, examples.letters.copy(),
+                          digits, examples.lengths.copy(), first.copy(), second.copy())
+
+
 def order_blind_accuracy():
     """The best accuracy of a model that knows both digits but not which is which (exact).
 

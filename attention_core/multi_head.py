@@ -132,47 +132,61 @@ def _per_head(M, b, n, h):
     return M.reshape(b, n, h, -1, copy=False).transpose(0, 2, 1, 3)
 
 
-def forward(X, W, W_O, h, mask=None):
+def forward(X, W, W_O, h, mask=None, n_queries=None):
     """``(MultiHead(X), cache)`` for X (b, n, d) or (n, d), W from :func:`stack_heads`.
 
-    A mask (checked) broadcastable to (b, n, n) is applied to every head.
+    A mask (checked) broadcastable to (b, n, n) is applied to every head. With
+    ``n_queries`` only the first ``n_queries`` tokens ask (their rows of the output, shape
+    (b, n_queries, d)); every token is still a key and a value. A model that reads its
+    last block at token 0 alone (chapter 9) needs no more.
     """
     b, n, d = (1, *X.shape) if X.ndim == 2 else X.shape
+    n_q = n if n_queries is None else n_queries
     flat = X.reshape(b * n, d)
+    queries = X[..., :n_q, :].reshape(b * n_q, d)
     d_v = W_O.shape[0] // h
     d_k = (W.shape[1] - h * d_v) // (2 * h)
-    P = flat @ W
-    Q = _per_head(P[:, :h * d_k], b, n, h)
-    K = _per_head(P[:, h * d_k:2 * h * d_k], b, n, h)
-    V = _per_head(P[:, 2 * h * d_k:], b, n, h)
+    Q = _per_head(queries @ W[:, :h * d_k], b, n_q, h)
+    P = flat @ W[:, h * d_k:]
+    K = _per_head(P[:, :h * d_k], b, n, h)
+    V = _per_head(P[:, h * d_k:], b, n, h)
     A = np.matmul(Q, K.transpose(0, 1, 3, 2))
     if mask is not None:
-        blocked = ~mask
+        blocked = ~mask[..., :n_q, :] if mask.ndim >= 2 else ~mask
         np.copyto(A, -np.inf, where=blocked[..., None, :, :] if blocked.ndim == 3 else blocked)
     A -= A.max(axis=-1, keepdims=True)
     np.exp(A, out=A)
     A /= np.einsum("...ij->...i", A)[..., None]  # einsum: faster row sums than A.sum
-    concat = np.empty((b * n, h * d_v))
-    np.matmul(A, V, out=_per_head(concat, b, n, h))
+    concat = np.empty((b * n_q, h * d_v))
+    np.matmul(A, V, out=_per_head(concat, b, n_q, h))
     out = concat @ W_O
-    return out.reshape(X.shape), (flat, W, W_O, Q, K, V, A, concat)
+    shape = X.shape[:-2] + (n_q, X.shape[-1])
+    return out.reshape(shape), (flat, queries, W, W_O, Q, K, V, A, concat, X.shape)
 
 
 def backward(cache, grad_out):
-    """``(dX, dW, dW_O)`` from the cache of :func:`forward`; dW is the stacked gradient."""
-    flat, W, W_O, Q, K, V, A, concat = cache
-    b, h, n, d_k = Q.shape
-    G = grad_out.reshape(b * n, -1)
+    """``(dX, dW, dW_O)`` from the cache of :func:`forward`; dW is the stacked gradient.
+
+    ``grad_out`` has the shape of the output; dX has the shape of X (with ``n_queries``,
+    the tokens that did not ask get gradient only as keys and values).
+    """
+    flat, queries, W, W_O, Q, K, V, A, concat, X_shape = cache
+    b, h, n_q, d_k = Q.shape
+    n = K.shape[2]
+    G = grad_out.reshape(b * n_q, -1)
     grad_W_O = concat.T @ G
-    grad_O = _per_head(G @ W_O.T, b, n, h)
-    grad_P = np.empty((b * n, W.shape[1]))
-    grad_q, grad_k, grad_v = (_per_head(part, b, n, h) for part in
-                              np.split(grad_P, [h * d_k, 2 * h * d_k], axis=1))
+    grad_O = _per_head(G @ W_O.T, b, n_q, h)
+    grad_P = np.empty((b * n, W.shape[1] - h * d_k))
+    grad_k, grad_v = (_per_head(part, b, n, h) for part in
+                      np.split(grad_P, [h * d_k], axis=1))
     np.matmul(A.transpose(0, 1, 3, 2), grad_O, out=grad_v)
     grad_S = np.matmul(grad_O, V.transpose(0, 1, 3, 2))
     grad_S -= np.einsum("...ij,...ij->...i", grad_S, A)[..., None]
     grad_S *= A
-    np.matmul(grad_S, K, out=grad_q)
+    grad_Q = np.empty((b * n_q, h * d_k))
+    np.matmul(grad_S, K, out=_per_head(grad_Q, b, n_q, h))
     np.matmul(grad_S.transpose(0, 1, 3, 2), Q, out=grad_k)
-    grad_X = grad_P @ W.T
-    return grad_X.reshape(grad_out.shape), flat.T @ grad_P, grad_W_O
+    grad_X = grad_P @ W[:, h * d_k:].T
+    grad_X.reshape(b, n, -1)[:, :n_q] += (grad_Q @ W[:, :h * d_k].T).reshape(b, n_q, -1)
+    grad_W = np.concatenate([queries.T @ grad_Q, flat.T @ grad_P], axis=1)
+    return grad_X.reshape(X_shape), grad_W, grad_W_O

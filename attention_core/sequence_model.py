@@ -7,11 +7,13 @@ Tokens come as one-hot features ``Phi`` (b, n, F), e.g. ``lookup_task.make_examp
     x = X_N[:, 0], or LN_f(X_N)[:, 0]         pre-norm models end with a layer norm LN_f
     logits = x W_out + b_out,  y = softmax(logits),  L = mean over the batch of -ln y_answer
 
-The output is read at token 0 only (as BERT reads its [CLS] token). Every gradient by hand,
+The output is read at token 0 only (as BERT reads its [CLS] token), so the last block is
+computed for token 0 alone (``n_queries=1``; every token is still a key and a value there):
+the same logits and gradients as the full block's, for less work. Every gradient by hand,
 backwards: dlogits = (y - u_answer) / b, dW_out = x^T dlogits, db_out = sum of dlogits,
-dx = dlogits W_out^T in row 0 of dX_N (the other rows get 0), back through LN_f and the
-blocks (``transformer.transformer_stack_vjp``: layer norms, feed-forward networks, residual
-connections, multi-head attention and its mask), and dE = Phi^T dX_0.
+dx = dlogits W_out^T, back through LN_f and the blocks (``transformer.transformer_stack_vjp``:
+layer norms, feed-forward networks, residual connections, multi-head attention and its
+mask), and dE = Phi^T dX_0.
 """
 
 import copy
@@ -23,7 +25,7 @@ from .layer_norm import backward as ln_backward
 from .layer_norm import forward as ln_forward
 from .softmax import log_softmax
 from .toy_task import Adam
-from .transformer import Block, transformer_stack_vjp
+from .transformer import Block, transformer_block_vjp, transformer_stack_vjp
 from .validation import finite_array, positive_int, shape_text
 
 
@@ -103,28 +105,54 @@ class SequenceClassifier:
     def _forward(self, features, mask):
         """``(logits, cache)`` for checked inputs (the blocks check the mask)."""
         X_0 = features @ self.E
-        X_N, stack_backward = transformer_stack_vjp(X_0, self.blocks, mask)
+        # the loss reads token 0 alone, so the last block is computed for it alone
+        X_N, stack_backward = transformer_stack_vjp(X_0, self.blocks, mask, n_queries=1)
+        logits, head_cache = self._head_forward(X_N)
+        return logits, (features, head_cache, stack_backward)
+
+    def _backward(self, grad_logits, cache):
+        features, head_cache, stack_backward = cache
+        grads, grad_X = self._head_backward(grad_logits, head_cache)
+        grad_X0, block_grads = stack_backward(grad_X)
+        return self._all_grads(grads, features, grad_X0, block_grads)
+
+    def _head_forward(self, X_N):
+        """``(logits, cache)`` from the last block's output X_N (b, n, d): LN_f, token 0."""
         ln_cache = None
         if self.norm_first:
             X_N, ln_cache = ln_forward(X_N, self.gamma_f, self.beta_f, self.blocks[0].eps)
         x = X_N[:, 0]
         logits = x @ self.W_out
         logits += self.b_out
-        return logits, (features, X_N.shape, x, ln_cache, stack_backward)
+        return logits, (X_N.shape, x, ln_cache)
 
-    def _backward(self, grad_logits, cache):
-        features, shape, x, ln_cache, stack_backward = cache
+    def _head_backward(self, grad_logits, cache):
+        """``(gradients of W_out, b_out and LN_f, dX_N)`` from the cache of _head_forward."""
+        shape, x, ln_cache = cache
         grads = {"W_out": x.T @ grad_logits, "b_out": grad_logits.sum(axis=0)}
         grad_X = np.zeros(shape)
         grad_X[:, 0] = grad_logits @ self.W_out.T
         if self.norm_first:
             grad_X, grads["gamma_f"], grads["beta_f"] = ln_backward(ln_cache, grad_X)
-        grad_X0, block_grads = stack_backward(grad_X)
+        return grads, grad_X
+
+    def _all_grads(self, grads, features, grad_X0, block_grads):
+        """Every gradient by the names of ``params``: the head's, dE and the blocks'."""
         grads["E"] = features.reshape(-1, features.shape[2]).T @ grad_X0.reshape(
             -1, grad_X0.shape[2])
         for k, g in enumerate(block_grads, start=1):
             grads.update({f"block {k} {name}": W for name, W in g.params.items()})
         return {name: grads[name] for name in self.params}
+
+    @staticmethod
+    def _loss_gradient(logits, answer):
+        """``(mean loss in nats, dL/dlogits)`` of the cross-entropy with ``answer``."""
+        log_y = log_softmax(logits)
+        rows = np.arange(len(answer))
+        grad_logits = np.exp(log_y)
+        grad_logits[rows, answer] -= 1.0
+        grad_logits /= len(answer)
+        return float(-log_y[rows, answer].mean()), grad_logits
 
     def logits(self, features, mask=None):
         """The logits (b, n_classes) read at token 0 of each sequence."""
@@ -134,18 +162,37 @@ class SequenceClassifier:
         """``(mean loss in nats, logits, gradients)``; gradients a dict like ``params``."""
         features, mask, answer = self._check("loss_and_gradients", features, mask, answer)
         logits, cache = self._forward(features, mask)
-        log_y = log_softmax(logits)
-        rows = np.arange(len(answer))
-        loss = -log_y[rows, answer].mean()
-        grad_logits = np.exp(log_y)
-        grad_logits[rows, answer] -= 1.0
-        grad_logits /= len(answer)
-        return float(loss), logits, self._backward(grad_logits, cache)
+        loss, grad_logits = self._loss_gradient(logits, answer)
+        return loss, logits, self._backward(grad_logits, cache)
 
     def loss_and_gradients(self, features, mask, answer):
         """``(mean loss in nats, gradients)``, the gradients a dict with the names of ``params``."""
         loss, _, grads = self.loss_logits_and_gradients(features, mask, answer)
         return loss, grads
+
+    def gradient_trace(self, features, mask, answer):
+        """What flows through the blocks, for chapter 9's deep stacks: a :class:`Trace`.
+
+        One forward pass, every block computed for every token, and one backward pass; the
+        trace keeps the residual stream X_0 ... X_N (X_k the output of block k, X_0 the
+        embedding), the gradients dL/dX_0 ... dL/dX_N of the loss by them and the gradients
+        of every block's parameters (the same as ``loss_and_gradients``).
+        """
+        features, mask, answer = self._check("gradient_trace", features, mask, answer)
+        streams, backwards = [features @ self.E], []
+        for block in self.blocks:
+            X, backward = transformer_block_vjp(streams[-1], block, mask)
+            streams.append(X)
+            backwards.append(backward)
+        logits, head_cache = self._head_forward(streams[-1])
+        loss, grad_logits = self._loss_gradient(logits, answer)
+        _, grad_X = self._head_backward(grad_logits, head_cache)
+        stream_grads, block_grads = [grad_X], []
+        for backward in reversed(backwards):
+            grad_X, g = backward(grad_X)
+            stream_grads.append(grad_X)
+            block_grads.append(g)
+        return Trace(loss, streams, stream_grads[::-1], block_grads[::-1])
 
     # --- reading the model -------------------------------------------------------------
 
@@ -178,18 +225,36 @@ class SequenceClassifier:
     def without_head(self, r, block=1):
         """A copy of the model with head ``r`` (1 ... h) of block ``block`` switched off.
 
-        Its rows of W_O are set to 0, so the head adds nothing to the block's attention
-        output; everything else is as trained (chapter 9's ablation).
+        ``r`` may also be a sequence of heads, all switched off. Their rows of W_O are set
+        to 0, so they add nothing to the block's attention output; everything else is as
+        trained (chapter 9's ablation).
         """
-        r = positive_int("without_head", "r", r)
+        heads = [r] if isinstance(r, (int, np.integer)) else list(r)
+        heads = [positive_int("without_head", "r", k) for k in heads]
         block = positive_int("without_head", "block", block)
-        if r > self.h or block > len(self.blocks):
+        if not heads or max(heads) > self.h or block > len(self.blocks):
             raise ValueError(f"without_head: the model has heads 1 ... {self.h} and blocks "
                              f"1 ... {len(self.blocks)}; got head {r}, block {block}")
         model = copy.deepcopy(self)
         d_v = model.blocks[block - 1].heads[0][2].shape[1]
-        model.blocks[block - 1].W_O[(r - 1) * d_v:r * d_v] = 0.0
+        for k in heads:
+            model.blocks[block - 1].W_O[(k - 1) * d_v:k * d_v] = 0.0
         return model
+
+
+@dataclass
+class Trace:
+    """What :meth:`SequenceClassifier.gradient_trace` returns (chapter 9).
+
+    ``streams[k]`` (b, n, d) is X_k, the output of block k (``streams[0]`` the embedding
+    X_0 = Phi E); ``stream_grads[k]`` is dL/dX_k; ``block_grads[k - 1]`` is a Block of the
+    gradients of block k's parameters.
+    """
+
+    loss: float
+    streams: list
+    stream_grads: list
+    block_grads: list
 
 
 def evaluate(model, examples):

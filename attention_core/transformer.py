@@ -148,27 +148,34 @@ def _check(func, X, block, mask):
     return X, block, mask
 
 
-def _forward(X, p, mask):
-    """``(Z, cache)`` of one block for checked inputs."""
+def _forward(X, p, mask, n_queries=None):
+    """``(Z, cache)`` of one block for checked inputs.
+
+    With ``n_queries`` the block's output is computed for the first ``n_queries`` tokens
+    only (every token is still a key and a value of the attention): Z is (..., n_queries,
+    d), as a model needs it that reads its last block at token 0 alone.
+    """
     h, attention = len(p.heads), (mha.stack_heads(p.heads), p.W_O)
+    n_q = X.shape[-2] if n_queries is None else n_queries
+    asking = X[..., :n_q, :]
     if p.norm_first:
         L_1, c_ln_1 = ln_forward(X, p.gamma_1, p.beta_1, p.eps)
-        A, c_mha = mha.forward(L_1, *attention, h, mask)
-        Y = X + A if p.residual else A
+        A, c_mha = mha.forward(L_1, *attention, h, mask, n_q)
+        Y = asking + A if p.residual else A
         L_2, c_ln_2 = ln_forward(Y, p.gamma_2, p.beta_2, p.eps)
         F, c_ffn = ffn_forward(L_2, p.W_1, p.b_1, p.W_2, p.b_2)
         Z = Y + F if p.residual else F
     else:
-        A, c_mha = mha.forward(X, *attention, h, mask)
-        Y, c_ln_1 = ln_forward(X + A if p.residual else A, p.gamma_1, p.beta_1, p.eps)
+        A, c_mha = mha.forward(X, *attention, h, mask, n_q)
+        Y, c_ln_1 = ln_forward(asking + A if p.residual else A, p.gamma_1, p.beta_1, p.eps)
         F, c_ffn = ffn_forward(Y, p.W_1, p.b_1, p.W_2, p.b_2)
         Z, c_ln_2 = ln_forward(Y + F if p.residual else F, p.gamma_2, p.beta_2, p.eps)
-    return Z, (c_mha, c_ln_1, c_ffn, c_ln_2)
+    return Z, (c_mha, c_ln_1, c_ffn, c_ln_2, n_q)
 
 
 def _backward(p, cache, dZ):
     """``(dX, grads)`` of one block from the cache of :func:`_forward`."""
-    c_mha, c_ln_1, c_ffn, c_ln_2 = cache
+    c_mha, c_ln_1, c_ffn, c_ln_2, n_q = cache
     if p.norm_first:
         dL_2, *g_ffn = ffn_backward(c_ffn, dZ)
         dY, *g_ln_2 = ln_backward(c_ln_2, dL_2)
@@ -177,7 +184,7 @@ def _backward(p, cache, dZ):
         dL_1, dW, dW_O = mha.backward(c_mha, dY)
         dX, *g_ln_1 = ln_backward(c_ln_1, dL_1)
         if p.residual:
-            dX += dY
+            dX[..., :n_q, :] += dY
     else:
         dV, *g_ln_2 = ln_backward(c_ln_2, dZ)
         dY, *g_ffn = ffn_backward(c_ffn, dV)
@@ -186,7 +193,7 @@ def _backward(p, cache, dZ):
         dU, *g_ln_1 = ln_backward(c_ln_1, dY)
         dX, dW, dW_O = mha.backward(c_mha, dU)
         if p.residual:
-            dX += dU
+            dX[..., :n_q, :] += dU
     grads = Block(mha.unstack_heads(dW, p.heads), dW_O, *g_ln_1, *g_ffn, *g_ln_2,
                   p.norm_first, p.residual, p.eps)
     return dX, grads
@@ -248,24 +255,32 @@ def transformer_stack(X, blocks, mask=None):
     return _stack("transformer_stack", X, blocks, mask)[0]
 
 
-def transformer_stack_vjp(X, blocks, mask=None):
+def transformer_stack_vjp(X, blocks, mask=None, n_queries=None):
     """``(Z, backward)`` for a stack of blocks; ``backward(dZ) -> (dX, [grads per block])``.
 
-    Chapter 9 reads, e.g., the size of the gradient that reaches the first block.
+    Chapter 9 reads, e.g., the size of the gradient that reaches the first block. With
+    ``n_queries`` the last block is computed for the first ``n_queries`` tokens only (Z is
+    (..., n_queries, d)): the same numbers as the full stack's first rows, and the same
+    gradients when only those rows enter the loss, for less work.
     """
-    return _stack("transformer_stack_vjp", X, blocks, mask)
+    return _stack("transformer_stack_vjp", X, blocks, mask, n_queries)
 
 
-def _stack(func, X, blocks, mask):
+def _stack(func, X, blocks, mask, n_queries=None):
     blocks = list(blocks)
     if not blocks:
         raise ValueError(f"{func}: blocks is empty; give at least one Block")
     X, first, mask = _check(func, X, blocks[0], mask)
+    if n_queries is not None:
+        n_queries = positive_int(func, "n_queries", n_queries)
+        if n_queries > X.shape[-2]:
+            raise ValueError(f"{func}: n_queries = {n_queries} but X has only "
+                             f"{X.shape[-2]} tokens")
     checked = [first] + [check_block(f"{func} (block {i})", b, X.shape)
                          for i, b in enumerate(blocks[1:], start=2)]
     caches = []
-    for p in checked:
-        X, cache = _forward(X, p, mask)
+    for k, p in enumerate(checked, start=1):
+        X, cache = _forward(X, p, mask, n_queries if k == len(checked) else None)
         caches.append(cache)
 
     def backward(dZ):

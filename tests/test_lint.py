@@ -51,3 +51,69 @@ def test_chapter_code_lines_fit_the_column():
                                     f"{len(line)} characters")
     assert not too_long, (f"code lines longer than {MAX_CODE_LINE} characters:\n"
                           + "\n".join(too_long))
+
+
+#: Code fences whose content is not Markdown (a directive such as {prf:proof} holds Markdown).
+CODE_FENCES = ("{code-cell}", "{code-block}", "{code}", "{math}", "{raw}")
+#: What Markdown reads at the start of a line as a list item, a heading or a quote.
+BLOCK_START = re.compile(r"([-+*]|\d+[.)])(\s|$)|#{1,6}\s|>")
+
+
+def lines_opening_a_block_inside_inline_math(text):
+    """``(line number, line)`` of every line that continues an open ``$...$`` but starts
+    with ``+``, ``-``, ``*``, ``1.``, ``#`` or ``>``: Markdown parses it as a new list item
+    (or heading, quote) and the formula breaks into raw TeX and text (review of chapter 9)."""
+    found, fence, directives, display, inside = [], None, [], False, False
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        marker = re.match(r"(`{3,}|~{3,})(.*)", stripped)
+        if fence:
+            if marker and marker.group(1) == fence and not marker.group(2).strip():
+                fence = None
+            continue
+        if marker:
+            info = marker.group(2).strip()
+            if info.startswith("{") and not info.startswith(CODE_FENCES):
+                directives.append(marker.group(1))
+            elif not info and directives and marker.group(1) == directives[-1]:
+                directives.pop()
+            else:
+                fence = marker.group(1)
+            inside = False
+            continue
+        if display:
+            display = "$$" not in stripped
+            continue
+        if not stripped:
+            inside = False
+            continue
+        if inside and BLOCK_START.match(stripped):
+            found.append((number, line))
+        body = re.sub(r"`[^`]*`", "", line.replace("\\$", ""))
+        if stripped.startswith("$$") and body.count("$$") == 1:
+            display = True
+            continue
+        if body.replace("$$", "").count("$") % 2:
+            inside = not inside
+    return found
+
+
+def test_no_line_inside_inline_math_starts_a_list():
+    """Break a formula's line after its + or -, never before it."""
+    broken = [f"{page.name}:{number}: {line.strip()}"
+              for page in sorted(BOOK.glob("*.md"))
+              for number, line in lines_opening_a_block_inside_inline_math(
+                  page.read_text(encoding="utf-8"))]
+    assert not broken, ("a line inside $...$ starts like a list item (end the line before "
+                        "with the operator instead):\n" + "\n".join(broken))
+
+
+def test_the_inline_math_check_finds_what_it_should():
+    bad = ("Text $a\n+ b$ and more.\n\n- a list item $x$\n- another\n\n"
+           "5. A step $\\sum_r \\big(a\n   + b\\big)$ with \\$5 and `$`.\n")
+    assert [n for n, _ in lines_opening_a_block_inside_inline_math(bad)] == [2, 8]
+    good = ("Text $a +\nb$ and\n- a list after text.\n\n$$\na\n+ b\n$$\n\n"
+            "```{code-cell} ipython3\nx = '$'\n- 1\n```\n"
+            "```{prf:proof}\nSee $a\n- b$.\n```\n")
+    # only the proof's line: a directive such as {prf:proof} holds Markdown
+    assert [n for n, _ in lines_opening_a_block_inside_inline_math(good)] == [16]

@@ -21,6 +21,7 @@ from attention_core.lookup_task import (
     one_digit_loss,
     order_blind_accuracy,
     order_blind_loss,
+    with_swapped_digits,
 )
 
 
@@ -82,6 +83,35 @@ def test_same_seed_same_examples():
     a, b = (make_examples(50, np.random.default_rng(9)) for _ in range(2))
     np.testing.assert_array_equal(a.features, b.features)
     np.testing.assert_array_equal(a.answer, b.answer)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_swapped_digits_are_the_twin_examples(seed):
+    ex = make_examples(40, np.random.default_rng(seed))
+    twin = with_swapped_digits(ex)
+    rows = np.arange(ex.count)
+    c_1, c_2 = ex.digits[rows, ex.first], ex.digits[rows, ex.second]
+    np.testing.assert_array_equal(twin.answer, 10 * c_2 + c_1)
+    np.testing.assert_array_equal(twin.digits[rows, twin.first], c_2)
+    np.testing.assert_array_equal(twin.letters, ex.letters)
+    np.testing.assert_array_equal(twin.mask, ex.mask)
+    # the features are those make_examples would build from the swapped digits
+    for k in range(ex.count):
+        for i in range(MAX_PAIRS):
+            token = twin.features[k, i + 1]
+            if i < ex.lengths[k]:
+                assert token[PAIR_DIGIT + twin.digits[k, i]] == 1 and token.sum() == 2
+            else:
+                assert not token.any()
+    np.testing.assert_array_equal(twin.features[:, 0], ex.features[:, 0])
+    np.testing.assert_array_equal(twin.features.sum(axis=(1, 2)), ex.features.sum(axis=(1, 2)))
+    back = with_swapped_digits(twin)                    # twice is the original
+    np.testing.assert_array_equal(back.features, ex.features)
+    np.testing.assert_array_equal(back.answer, ex.answer)
+    assert ex.describe(0) != twin.describe(0) or c_1[0] == c_2[0]
+    with pytest.raises(ValueError, match="with_swapped_digits: examples must be LookupExamples"):
+        with_swapped_digits(ex.features)
 
 
 def test_reference_numbers_are_exact():

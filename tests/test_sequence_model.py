@@ -128,6 +128,57 @@ def test_a_head_switched_off_adds_nothing_and_the_original_is_untouched():
                                                                               ex.mask))
 
 
+def test_several_heads_switched_off_at_once():
+    model, ex = tiny(norm_first=False)
+    both = model.without_head([1, 2])
+    assert np.all(both.blocks[0].W_O == 0)
+    np.testing.assert_array_equal(model.without_head((2,)).blocks[0].W_O,
+                                  model.without_head(2).blocks[0].W_O)
+    with pytest.raises(ValueError, match="without_head: the model has heads 1 ... 2"):
+        model.without_head([1, 3])
+    with pytest.raises(ValueError, match="without_head: the model has heads"):
+        model.without_head([])
+
+
+@pytest.mark.parametrize("norm_first", [True, False])
+def test_the_gradient_trace_is_the_chain_rule_through_the_stream(norm_first):
+    model, ex = tiny(norm_first=norm_first)
+    trace = model.gradient_trace(ex.features, ex.mask, ex.answer)
+    loss, grads = model.loss_and_gradients(ex.features, ex.mask, ex.answer)
+    assert trace.loss == pytest.approx(loss, rel=1e-13)
+    assert len(trace.streams) == len(trace.stream_grads) == len(model.blocks) + 1
+    np.testing.assert_allclose(trace.streams[0], ex.features @ model.E)
+    X = trace.streams[0]
+    for k, block in enumerate(model.blocks, start=1):
+        X = ac.transformer_block(X, block, mask=ex.mask)
+        np.testing.assert_allclose(trace.streams[k], X, rtol=1e-13, atol=1e-13)
+        for name, g in trace.block_grads[k - 1].params.items():
+            np.testing.assert_allclose(g, grads[f"block {k} {name}"], rtol=1e-10,
+                                       atol=1e-14)
+    # dL/dX_0 gives dE, and dL/dX_k is the derivative of the loss by the stream there
+    np.testing.assert_allclose(ex.features.reshape(-1, 34).T
+                               @ trace.stream_grads[0].reshape(-1, 8), grads["E"],
+                               rtol=1e-10, atol=1e-14)
+    rng = np.random.default_rng(3)
+    D = rng.normal(size=trace.streams[1].shape)
+    rest = model.blocks[1:]
+
+    def loss_from_stream(X_1):
+        if rest:
+            X_1 = ac.transformer_stack(X_1, rest, mask=ex.mask)
+        if model.norm_first:
+            X_1 = ac.layer_norm(X_1, model.gamma_f, model.beta_f)
+        logits = X_1[:, 0] @ model.W_out + model.b_out
+        log_y = logits - np.log(np.exp(logits - logits.max(1, keepdims=True)).sum(
+            1, keepdims=True)) - logits.max(1, keepdims=True)
+        return -log_y[np.arange(len(ex.answer)), ex.answer].mean()
+
+    h = 1e-6
+    numeric = (loss_from_stream(trace.streams[1] + h * D)
+               - loss_from_stream(trace.streams[1] - h * D)) / (2 * h)
+    assert np.sum(trace.stream_grads[1] * D) == pytest.approx(numeric, rel=1e-6)
+
+
 def test_training_is_reproducible_and_learns():
     def run():
         rng = np.random.default_rng(4)

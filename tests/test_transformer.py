@@ -325,6 +325,40 @@ def test_a_stack_is_its_blocks_in_turn_and_its_gradient_the_chain_rule():
     np.testing.assert_allclose(dX, central_difference(loss, X), rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("residual", [True, False])
+@pytest.mark.parametrize("mask", ["padding", "causal", None])
+def test_a_stack_read_at_its_first_tokens_is_the_full_stack_there(norm_first, residual, mask):
+    """n_queries: the last block's first rows, and the same gradients when only they count."""
+    rng = np.random.default_rng(11)
+    blocks = [small_block(rng, norm_first=norm_first, residual=residual) for _ in range(2)]
+    X = rng.normal(size=(3, 5, 4))
+    mask = {"padding": ac.padding_mask([5, 3, 4], 5), "causal": ac.causal_mask(5),
+            None: None}[mask]
+    for n_q in (1, 2, 5):
+        dZ = rng.normal(size=(3, n_q, 4))
+        Z, backward = ac.transformer_stack_vjp(X, blocks, mask=mask, n_queries=n_q)
+        full, full_backward = ac.transformer_stack_vjp(X, blocks, mask=mask)
+        assert Z.shape == (3, n_q, 4)
+        np.testing.assert_allclose(Z, full[:, :n_q], rtol=1e-13, atol=1e-13)
+        dZ_full = np.zeros_like(full)
+        dZ_full[:, :n_q] = dZ
+        (dX, grads), (dX_full, grads_full) = backward(dZ), full_backward(dZ_full)
+        np.testing.assert_allclose(dX, dX_full, rtol=1e-12, atol=1e-13)
+        for g, g_full in zip(grads, grads_full):
+            for name, value in g.params.items():
+                np.testing.assert_allclose(value, g_full.params[name], rtol=1e-12,
+                                           atol=1e-13)
+    one = ac.transformer_stack_vjp(X[0], blocks, n_queries=2)[0]
+    np.testing.assert_allclose(one, ac.transformer_stack(X[0], blocks)[:2], rtol=1e-13,
+                               atol=1e-13)
+    with pytest.raises(ValueError, match="transformer_stack_vjp: n_queries = 6 but X has "
+                                         "only 5 tokens"):
+        ac.transformer_stack_vjp(X, blocks, n_queries=6)
+    with pytest.raises(ValueError, match="transformer_stack_vjp: n_queries"):
+        ac.transformer_stack_vjp(X, blocks, n_queries=0)
+
+
 def test_without_residuals_shares_the_arrays():
     block = ac.Block.random(4, 2, 6, np.random.default_rng(0))
     other = ac.without_residuals(block)
