@@ -295,13 +295,19 @@ def order_blind_expectation(model):
     Its prediction at a position is a function y(x) of that position's letter x alone, so
     one sequence (the letters in alphabetical order) gives all n distributions y(x); the
     expectation over uniform orders and answered positions is the mean over x and the
-    n - 1 letters c != x of -ln y_c(x), and of [argmax y(x) = c]. ``ValueError`` for a
-    model that sees positions.
+    n - 1 letters c != x of -ln y_c(x), and of [argmax y(x) = c]. This assumes back >= 1
+    (the answer is another letter than the position's own, each of the n - 1 equally
+    likely). ``ValueError`` for a model that sees positions or has back = 0.
     """
     _check_model("order_blind_expectation", model)
     if model.encoding != "none":
         raise ValueError("order_blind_expectation: the model sees positions (encoding "
                          f"{model.encoding!r}); the exact expectation holds only for 'none'")
+    if model.back == 0:
+        raise ValueError("order_blind_expectation: the model has back = 0 (the answer is "
+                         "the position's own letter); the exact expectation assumes "
+                         "back >= 1, where the answer is one of the other n - 1 letters "
+                         "(use evaluate instead)")
     log_y = model._forward(np.arange(model.n)[None, :])[0][0]     # row x: ln y(x)
     others = ~np.eye(model.n, dtype=bool)
     loss = -log_y[others].mean()

@@ -70,6 +70,9 @@ NARROW_MEDIA = "(max-width: 639.98px)"
 #: Colours reduced to at most this many per picture (palette PNG): a fraction of the bytes.
 PALETTE_COLORS = 128
 
+#: The attribute by which a figure asks for its shades to be kept (:func:`keep_shades`).
+KEEP_SHADES = "ac_keep_shades"
+
 #: Height in inches of one stacked panel in the narrow layout (at most the panel's own).
 NARROW_PANEL_HEIGHT = 2.5
 
@@ -457,13 +460,32 @@ def draw_rgba(fig, dpi=CSS_PX_PER_INCH * DENSITY):
 # --------------------------------------------------------------------------- PNG
 
 
-def png(rgba, compact=True):
+def keep_shades(fig):
+    """Ask that ``fig``'s pictures keep up to :data:`PALETTE_COLORS` shades; returns ``fig``.
+
+    For a figure whose shades carry values (a heat map in one hue or in greys). The fast
+    quantizer keeps only 16 levels of one grey or hue, which posterizes such a map; this
+    figure is quantized by median cut instead (measured on a grey heat map: 2.5 times the
+    time, a tenth more bytes).
+    """
+    setattr(fig, KEEP_SHADES, True)
+    return fig
+
+
+def keeps_shades(fig):
+    """True if ``fig`` asked for its shades to be kept (:func:`keep_shades`)."""
+    return bool(getattr(fig, KEEP_SHADES, False))
+
+
+def png(rgba, compact=True, shades=False):
     """Encode pixels as PNG: a palette PNG (``compact``: a fifth of the bytes, for the HTML
-    book), or a fast plain PNG for a live frame (half the time of PIL's encoder)."""
+    book), or a fast plain PNG for a live frame (half the time of PIL's encoder). With
+    ``shades`` the palette is made by median cut, which keeps the shades of one hue
+    (:func:`keep_shades`)."""
     if compact:
         rgb = np.ascontiguousarray(rgba[:, :, :3])
-        quantized = Image.fromarray(rgb, "RGB").quantize(PALETTE_COLORS,
-                                                         method=Image.Quantize.FASTOCTREE)
+        method = Image.Quantize.MEDIANCUT if shades else Image.Quantize.FASTOCTREE
+        quantized = Image.fromarray(rgb, "RGB").quantize(PALETTE_COLORS, method=method)
         # the quantizer gives white the mean of its bucket, (251, 250, 250) say: the picture's
         # background then shows as a faint box on the white page (and on the dark one, after
         # dark_palette). The palette entry of white (one entry: the quantizer maps equal

@@ -720,7 +720,7 @@ def _call_text(values):
 
 def figure_png(fig, dpi=figures.CSS_PX_PER_INCH * figures.DENSITY):
     """Render ``fig`` as it is to a compact palette PNG (2 pixels per CSS pixel)."""
-    return figures.png(figures.draw_rgba(fig, dpi))
+    return figures.png(figures.draw_rgba(fig, dpi), shades=figures.keeps_shades(fig))
 
 
 #: The MIME type of a static figure's renderings for the HTML book (``book/_ext``).
@@ -740,7 +740,7 @@ def _figure_picture(fig):
         painter = figures.Painter(figures.layout_for(width, stacked=layout == "narrow"),
                                   reuse_axes=False)
         rgba = figures.even(painter.rgba(fig))
-        light = figures.png(rgba)
+        light = figures.png(rgba, shades=figures.keeps_shades(fig))
         w, h = figures.css_size(rgba)
         for theme, png in (("light", light), ("dark", figures.dark_png(light))):
             renderings.append({"layout": layout, "theme": theme, "width": w, "height": h,
@@ -764,7 +764,8 @@ def _figure_bundle(fig, include=None, exclude=None):
         return {"image/png": png, PICTURE_MIME: picture}, {"image/png": size}
     rgba = figures.draw_rgba(fig)
     width, height = figures.css_size(rgba)
-    return {"image/png": figures.png(rgba)}, {"image/png": {"width": width, "height": height}}
+    png = figures.png(rgba, shades=figures.keeps_shades(fig))
+    return {"image/png": png}, {"image/png": {"width": width, "height": height}}
 
 
 def show_figures_as_png():

@@ -26,6 +26,7 @@ from attention_display.figures import (
     Painter,
     dark_colours,
     dark_png,
+    keep_shades,
     layout_for,
     relayout,
 )
@@ -415,6 +416,24 @@ def test_compact_png_keeps_the_white_background_exact():
     for corner in [(0, 0), (0, -1), (-1, 0), (-1, -1)]:
         assert tuple(light[corner]) == (255, 255, 255)
         assert tuple(dark[corner]) == background
+
+
+def test_a_figure_can_keep_the_shades_of_a_grey_heat_map():
+    """The fast quantizer keeps 16 levels of a grey: a grey heat map is posterized unless
+    the figure asks for its shades (chapter 8's sinusoidal encoding)."""
+    def grey_map():
+        fig, ax = new_figure()
+        ax.imshow(np.linspace(-1, 1, 400).reshape(20, 20), cmap="Greys")
+        return fig
+
+    def levels(png):
+        return len(PILImage.open(io.BytesIO(png)).getcolors(256))
+
+    kept = figure_png(keep_shades(grey_map()))
+    assert levels(kept) > 64 > levels(figure_png(grey_map()))
+    light = np.asarray(PILImage.open(io.BytesIO(kept)).convert("RGB"))
+    assert tuple(light[0, 0]) == (255, 255, 255)
+    assert len(dark_png(kept)) == len(kept)
 
 
 @pytest.mark.parametrize("x, digits, text", [

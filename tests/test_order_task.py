@@ -201,6 +201,8 @@ def test_extreme_parameters_give_no_nan_and_no_warnings():
     (lambda: evaluate("model", np.zeros((1, 8), int)), "model must be an OrderModel"),
     (lambda: order_blind_expectation(make_model("rope", np.random.default_rng(0))),
      "the model sees positions"),
+    (lambda: order_blind_expectation(make_model("none", np.random.default_rng(0), back=0)),
+     "has back = 0"),
 ])
 def test_bad_input_is_a_clear_error(call, match):
     with pytest.raises(ValueError, match=match):
