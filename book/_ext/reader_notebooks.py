@@ -195,6 +195,8 @@ class Converter:
             href, shown = self.page.links.get(target, (None, target))
             if href is None:
                 return text or target
+            if text and "%s" in text:  # {numref}`cvičení %s <label>`: the page's own words
+                text = shown
             href = href if "://" in href else self.base + (href if not href.startswith("#")
                                                             else f"{self.docname}.html{href}")
             return f"[{text or shown}]({href})"
