@@ -235,22 +235,30 @@ def move_sliders(page, built_html):
 
 
 def check_notebook_link(visit, site, name):
-    """The theme's download menu offers ``_sources/<page>.ipynb``, a valid notebook."""
+    """The theme's download menu offers the page's two reader's notebooks, the teacher's
+    ``notebooks/<page>.ipynb`` and the student's ``notebooks/<page>-bez-reseni.ipynb``, each
+    a valid notebook; the student's has no solution cell."""
     links = visit.page.locator("a[href$='.ipynb']")
     hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
-    wanted = [h for h in hrefs if h.endswith("/" + name.replace(".html", ".ipynb"))]
-    if not wanted:
-        return [f"no link to download its .ipynb (links: {hrefs})"]
-    response = visit.page.request.get(site + wanted[0])
-    if not response.ok:
-        return [f"{wanted[0]} answers HTTP {response.status}"]
-    nb = nbformat.reads(response.text(), as_version=4)
-    nbformat.validate(nb)
     problems = []
-    if nb.metadata.get("kernelspec", {}).get("name") != "python3":
-        problems.append(f"{wanted[0]} has no python3 kernelspec")
-    if not any(cell.cell_type == "code" for cell in nb.cells):
-        problems.append(f"{wanted[0]} has no code cell")
+    for suffix, solutions in (("", True), ("-bez-reseni", False)):
+        wanted = [h for h in hrefs if h.endswith("/" + name.replace(".html", f"{suffix}.ipynb"))]
+        if not wanted:
+            problems.append(f"no link to download its {suffix or 'full'} .ipynb (links: {hrefs})")
+            continue
+        response = visit.page.request.get(site + wanted[0])
+        if not response.ok:
+            problems.append(f"{wanted[0]} answers HTTP {response.status}")
+            continue
+        nb = nbformat.reads(response.text(), as_version=4)
+        nbformat.validate(nb)
+        if nb.metadata.get("kernelspec", {}).get("name") != "python3":
+            problems.append(f"{wanted[0]} has no python3 kernelspec")
+        if not any(cell.cell_type == "code" for cell in nb.cells):
+            problems.append(f"{wanted[0]} has no code cell")
+        tagged = any("solution" in c.metadata.get("tags", []) for c in nb.cells)
+        if tagged != solutions:
+            problems.append(f"{wanted[0]}: solution cells {'missing' if solutions else 'left in'}")
     return problems
 
 

@@ -196,7 +196,12 @@ def test_buttons_open_and_download_the_reader_notebook():
         doc2path=lambda name: str(_extension("chapters").BOOK / f"{name}.md")))
     attention_book.point_buttons(app, "05_sebepozornost", "page.html", context, object())
     download, launch = context["header_buttons"]
-    assert download["buttons"][0]["url"] == "../notebooks/05_sebepozornost.ipynb"
+    teacher, student = download["buttons"]
+    assert teacher["url"] == "../notebooks/05_sebepozornost.ipynb"
+    assert teacher["text"] == "Notebook s řešeními"
+    assert student["url"] == "../notebooks/05_sebepozornost-bez-reseni.ipynb"
+    assert student["text"] == "Notebook bez řešení"
+    assert student["label"] == "download-student-notebook-button"
     button = launch["buttons"][0]
     assert button["url"] == colab + "05_sebepozornost.ipynb"
     assert button["text"] == "Otevřít v Colabu" and "Colab" in button["tooltip"]

@@ -1,10 +1,12 @@
 """Small Sphinx additions for the book's HTML (hooked in ``_config.yml``, ``local_extensions``).
 
-1. Every chapter page offers its reader's notebook for download as ``.ipynb``
-   (``notebooks/<page>.ipynb``, made by ``reader_notebooks.py``: it installs the book's
-   packages from the site's ``wheels/`` (``book_wheels.py``) and reads well in any Jupyter).
-   The book theme's download menu gets its ".ipynb" entry when ``ipynb_source`` is set; its
-   link is then pointed at the reader's notebook.
+1. Every chapter page offers its reader's notebook for download in two editions (made by
+   ``reader_notebooks.py``: they install the book's packages from the site's ``wheels/``
+   (``book_wheels.py``) and read well in any Jupyter): "Notebook s řešeními", the teacher's
+   (``notebooks/<page>.ipynb``), and "Notebook bez řešení", the student's
+   (``notebooks/<page>-bez-reseni.ipynb``). The book theme's download menu gets its ".ipynb"
+   entry when ``ipynb_source`` is set; that entry is then pointed at the teacher's edition
+   and named, and the student's edition is added after it.
    Launch buttons ("Otevřít v Colabu", Binder, a JupyterHub): only where the environment
    names the repository, ``BOOK_REPOSITORY_URL=https://github.com/<owner>/<repository>``
    (the workflow sets it, as it sets ``BOOK_BASE_URL``). They open the reader's notebooks
@@ -54,6 +56,14 @@ LAUNCH_TEXTS = {
 }
 
 
+#: The download menu's names of the two reader's notebooks (their Czech tooltips are in
+#: ``czech_interface.BUTTON_TOOLTIPS``, by label).
+TEACHER_TEXT, STUDENT_TEXT = "Notebook s řešeními", "Notebook bez řešení"
+
+#: The label of the student edition's entry in the download menu.
+STUDENT_BUTTON = "download-student-notebook-button"
+
+
 def is_notebook_source(path):
     """A MyST Markdown notebook: a .md file whose front matter has a jupytext header."""
     if path.suffix != ".md":
@@ -74,17 +84,22 @@ def offer_notebook(app, pagename, templatename, context, doctree):
 
 
 def point_buttons(app, pagename, templatename, context, doctree):
-    """After the theme built its buttons: ".ipynb" downloads the reader's notebook, and the
-    launch buttons open it (the theme links the page's ``.md``) with Czech names."""
+    """After the theme built its buttons: its ".ipynb" becomes "Notebook s řešeními" (the
+    teacher's edition of the reader's notebook), "Notebook bez řešení" (the student's) follows
+    it, and the launch buttons open the teacher's edition (the theme links the page's
+    ``.md``) with Czech names."""
     if not _is_notebook_page(app, pagename, doctree):
         return
-    from reader_notebooks import FOLDER
+    from reader_notebooks import FOLDER, editions
 
-    reader = context["pathto"](f"{FOLDER}/{pagename}.ipynb", 1)
+    teacher, student = (context["pathto"](f"{FOLDER}/{name}", 1) for name in editions(pagename))
     for group in context.get("header_buttons", []):
-        for button in group.get("buttons", []):
+        buttons = group.get("buttons", [])
+        for button in list(buttons):
             if button.get("label") == "download-notebook-button":
-                button["url"] = reader
+                button.update(url=teacher, text=TEACHER_TEXT)
+                buttons.insert(buttons.index(button) + 1, {
+                    **button, "url": student, "text": STUDENT_TEXT, "label": STUDENT_BUTTON})
             if group.get("label") == "launch-buttons" and button.get("type") == "link":
                 button["url"] = button["url"].replace(f"{pagename}.md", f"{pagename}.ipynb")
                 text, tooltip = LAUNCH_TEXTS.get(button["text"], (button["text"], None))

@@ -45,7 +45,10 @@ SEARCH_TEXT = "Hledat v knize…"
 #: sphinx-book-theme's header buttons (by their ``label``): Czech tooltips.
 BUTTON_TOOLTIPS = {
     "download-buttons": "Stáhnout tuto stránku",
-    "download-notebook-button": "Stáhnout jako notebook (.ipynb)",
+    "download-notebook-button": "Stáhnout kapitolu jako notebook s řešeními cvičení (.ipynb), "
+                                "pro vyučující",
+    "download-student-notebook-button": "Stáhnout kapitolu jako notebook bez řešení cvičení "
+                                        "(.ipynb), pro studenty",
     "download-source-button": "Stáhnout zdrojový text (.md)",
     "download-pdf-button": "Vytisknout nebo uložit jako PDF",
     "fullscreen-button": "Celá obrazovka",

@@ -20,11 +20,15 @@ VS Code, JupyterLab with or without jupyterlab-myst) renders CommonMark, HTML an
   KaTeX in another cell (VS Code, jupyterlab-myst), nor by a renderer that typesets cell by
   cell;
 * each solution's text is in a collapsed ``<details>``; its code cells carry the tag
-  ``solution`` and a hidden source (``jupyter.source_hidden``; Colab: ``cellView: form``), so
-  that a student edition can leave them out by tag;
+  ``solution`` and a hidden source (``jupyter.source_hidden``; Colab: ``cellView: form``);
 * index entries, targets ``(label)=`` and the front matter are left out.
 
-The download menu's ".ipynb" offers this notebook (``attention_book.py``).
+Two editions of every chapter (issue 20): the teacher's, ``<page>.ipynb``, with the solutions
+as above, and the student's, ``<page>-bez-reseni.ipynb``, without any: everything between a
+``{solution-start}`` and its ``{solution-end}`` (the text and every code cell, with the hidden
+asserts that check the solution's numbers) is left out, and a note under the chapter's title
+and under "Cvičení" says so. Neither edition has outputs. The download menu offers both,
+"Notebook s řešeními" and "Notebook bez řešení" (``attention_book.py``).
 """
 
 import ast
@@ -40,8 +44,21 @@ from attention_display import style
 #: Where the reader's notebooks land in the HTML output.
 FOLDER = "notebooks"
 
-#: The tag of a solution's code cells (a student edition leaves them out).
+#: The tag of a solution's code cells in the teacher's edition.
 SOLUTION_TAG = "solution"
+
+#: The student edition's file name after the page's name: ``<page>-bez-reseni.ipynb``.
+STUDENT_SUFFIX = "-bez-reseni"
+
+#: What the student edition says under the chapter's title and under "Cvičení".
+STUDENT_NOTES = {
+    r"^# .+$": "> **Notebook bez řešení.** V tomto vydání kapitoly nejsou řešení cvičení, ani "
+               "jejich text, ani jejich kód či výstupy. Najdete je v knize, sbalená pod každým "
+               "cvičením, a v notebooku s řešeními; o nich mluví i text kapitoly, když zmiňuje "
+               "sbalená řešení.",
+    r"^## Cvičení[ \t]*$": "> V tomto vydání řešení chybějí. Buňky, které patří k zadání "
+                           "cvičení, zůstaly: v nich své odpovědi ověříte.",
+}
 
 ROLE = re.compile(r"\{(?P<role>[a-z:]+)\}`(?P<body>[^`]*)`")
 EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
@@ -122,8 +139,9 @@ class Page:
 class Converter:
     """Turns one chapter's MyST Markdown cells into plain Jupyter Markdown."""
 
-    def __init__(self, env, page, glue, base, docname):
+    def __init__(self, env, page, glue, base, docname, solutions=True):
         self.env, self.page, self.glue, self.base, self.docname = env, page, glue, base, docname
+        self.solutions = solutions  # False: the student edition, every solution left out
         self.std = env.domaindata["std"]  # "labels", "objects"
         self.macros = {name: body for name, (body, _n) in
                        style.mathjax_macros(inline_colors=True).items()}
@@ -177,6 +195,8 @@ class Converter:
             href, shown = self.page.links.get(target, (None, target))
             if href is None:
                 return text or target
+            if text and "%s" in text:  # {numref}`cvičení %s <label>`: the page's own words
+                text = shown
             href = href if "://" in href else self.base + (href if not href.startswith("#")
                                                             else f"{self.docname}.html{href}")
             return f"[{text or shown}]({href})"
@@ -282,7 +302,10 @@ class Converter:
         return [body]
 
     def wrap_solution(self, text, inside):
-        """A part of a cell inside a solution goes into a collapsed ``<details>``."""
+        """A part of a cell inside a solution goes into a collapsed ``<details>`` (the
+        student edition leaves it out)."""
+        if inside and not self.solutions:
+            return ""
         if not inside or not text.strip():
             return text
         self.solution_parts += 1
@@ -290,14 +313,16 @@ class Converter:
         return f"\n<details>\n<summary>{summary}</summary>\n\n{text.strip()}\n\n</details>\n"
 
 
-def reader_notebook(source_path, html_path, glue_path, env, docname, base, install):
+def reader_notebook(source_path, html_path, glue_path, env, docname, base, install,
+                    solutions=True):
     """The reader's notebook of one chapter (an ``nbformat`` notebook); ``base`` is the
-    address links to the book start with, ``install`` the code of the first cell."""
+    address links to the book start with, ``install`` the code of the first cell;
+    ``solutions=False`` makes the student edition."""
     import jupytext
 
     source = jupytext.read(source_path)
     glue = json.loads(glue_path.read_text(encoding="utf-8")) if glue_path.exists() else {}
-    converter = Converter(env, Page(html_path), glue, base, docname)
+    converter = Converter(env, Page(html_path), glue, base, docname, solutions)
     # the install cell folded (JupyterLab, VS Code; Colab: a form): its first line says it
     cells = [nbformat.v4.new_code_cell(install, metadata={
         "jupyter": {"source_hidden": True}, "colab": {"cellView": "form"}})]
@@ -310,6 +335,8 @@ def reader_notebook(source_path, html_path, glue_path, env, docname, base, insta
             if text.strip():
                 cells.append(nbformat.v4.new_markdown_cell(text))
             continue
+        if converter.in_solution and not solutions:
+            continue
         code = nbformat.v4.new_code_cell(cell.source)
         metadata = {key: value for key, value in cell.metadata.items() if key != "mystnb"}
         if converter.in_solution:
@@ -321,11 +348,29 @@ def reader_notebook(source_path, html_path, glue_path, env, docname, base, insta
     if converter.missing:
         raise ValueError(f"reader_notebooks: {docname}: no glued value for "
                          f"{', '.join(sorted(set(converter.missing)))}")
+    if not solutions:
+        add_student_notes(cells)
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata = {"kernelspec": dict(source.metadata.get("kernelspec", {})),
                    "language_info": {"name": "python"}}
     nbformat.validate(nb)
     return nb
+
+
+def add_student_notes(cells):
+    """The student edition's notes, each under the first line it belongs to (the chapter's
+    title, the heading "Cvičení")."""
+    for heading, note in STUDENT_NOTES.items():
+        for cell in cells:
+            if cell.cell_type == "markdown" and re.search(heading, cell.source, re.M):
+                cell.source = re.sub(heading, lambda m, n=note: f"{m[0]}\n\n{n}", cell.source,
+                                     count=1, flags=re.M)
+                break
+
+
+def editions(docname):
+    """The file names of a page's two reader's notebooks: (teacher's, student's)."""
+    return f"{docname}.ipynb", f"{docname}{STUDENT_SUFFIX}.ipynb"
 
 
 def notebook_pages(app):
@@ -357,14 +402,17 @@ def publish(app, exception):
         source = Path(app.env.doc2path(docname))
         html = Path(app.outdir, docname + ".html")
         glue = executed / f"{docname}.glue.json"
-        target = Path(app.outdir, FOLDER, docname + ".ipynb")
+        targets = [Path(app.outdir, FOLDER, name) for name in editions(docname)]
         inputs = [p for p in (source, html, glue) if p.exists()]
-        if target.exists() and all(p.stat().st_mtime <= target.stat().st_mtime for p in inputs):
+        if all(t.exists() and all(p.stat().st_mtime <= t.stat().st_mtime for p in inputs)
+               for t in targets):
             continue
         install = install_cell(base, wheels[0].version, [w.name for w in wheels])
-        nb = reader_notebook(source, html, glue, app.env, docname, base or "../", install)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nb, str(target))
+        for target, solutions in zip(targets, (True, False)):
+            nb = reader_notebook(source, html, glue, app.env, docname, base or "../", install,
+                                 solutions)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(nb, str(target))
     write_binder_files(Path(app.outdir, FOLDER), wheels)
 
 
@@ -379,7 +427,9 @@ def write_binder_files(folder, wheels):
         "# Mechanismus pozornosti: notebooky kapitol\n\n"
         "Notebooky kapitol knihy pro Colab, Binder, JupyterHub a vlastní Jupyter, vyrobené "
         "při sestavení knihy. První buňka každého z nich nainstaluje balíčky knihy "
-        "(`attention_core`, `attention_display`) z webu knihy. Zdrojem jsou kapitoly "
+        "(`attention_core`, `attention_display`) z webu knihy. Každá kapitola je tu dvakrát: "
+        "`<kapitola>.ipynb` s řešeními cvičení (sbalenými, pro vyučující) a "
+        f"`<kapitola>{STUDENT_SUFFIX}.ipynb` bez nich (pro studenty). Zdrojem jsou kapitoly "
         "v repozitáři (`book/*.md`); tyto soubory neupravujte.\n", encoding="utf-8")
 
 
