@@ -3,11 +3,11 @@
 A JupyterLab of its own (config, settings, workspaces, runtime and IPython folders in a
 temporary directory, on 127.0.0.1 with a token) serves a copy of the book. Its settings are
 the ones the README gives a reader: ``jupytext-config set-default-viewer`` makes jupytext's
-notebook the default viewer of ``.md``, and jupyterlab-myst (requirements.txt) renders the
-Markdown; besides, the notebook's kernel starts without a dialog, news and update checks are
-off, and the application object is exposed to the test, which reads the notebook's cells
-from it. For every chapter with sliders the test opens the chapter by double-click in the
-file browser and checks, as a reader would see it:
+notebook the default viewer of ``.md``, the windowing mode is "none", and jupyterlab-myst
+(requirements.txt) renders the Markdown; besides, the notebook's kernel starts without a
+dialog, news and update checks are off, and the application object is exposed to the test,
+which reads the notebook's cells from it. For every chapter (and the appendix) the test
+opens it by double-click in the file browser and checks, as a reader would see it:
 
 - folded before and after Run All: the source of every ``hide-input`` cell, source and
   outputs of every solution's code cell (``normalize_chapters.folding``);
@@ -17,12 +17,15 @@ file browser and checks, as a reader would see it:
   asserted: the times are printed, and ``python -m benchmarks --only jupyterlab`` sets them
   against a reference notebook timed in the same run (a busy machine failed the seconds
   this test used to assert: 7,5-13,6 s against 6 s);
-- no raw MyST in the rendered Markdown (directive and role syntax, the term macros): every
-  Markdown cell is scrolled into view, so that JupyterLab renders it, and its text read;
+- no raw MyST in the rendered Markdown (directive and role syntax, the term macros) and,
+  after Run All, no computed value shown by its name instead of its value (``{eval}``,
+  ``book/_ext/computed_values.py``): every Markdown cell is scrolled into view, so that
+  JupyterLab renders it, and its text read;
 - every slider moved with the keyboard shows the readout and the caption that the same
   ``explore`` rendered into the HTML book at build time, and a new, non-blank image, shown
   no larger than its pixels;
-- Ctrl+S leaves the chapter's file byte for byte as it was.
+- Ctrl+S leaves the chapter's file byte for byte as it was (``book/jupytext.toml`` keeps the
+  values jupyterlab-myst stored for ``{eval}`` out of it).
 """
 
 import base64
@@ -59,7 +62,13 @@ RAW_MYST = re.compile(r":class:|\{solution|\{exercise|:::|\{glue|\{prf|\{eval|\{
 
 
 def slider_chapters():
+    """The chapters with sliders (``benchmarks/jupyterlab.py`` times them)."""
     return [p for p in chapter_paths() if p.exists() and "explore(" in p.read_text("utf-8")]
+
+
+#: A computed value's name (``glue(name, ...)`` in the chapters): shown when ``{eval}`` was not
+#: evaluated.
+GLUED_NAME = re.compile(r"\b(?:ch\d\d|dod)_\w+")
 
 
 def expected_moves(page_html):
@@ -152,8 +161,10 @@ class Lab:
                        "check_for_updates_class": "jupyterlab.NeverCheckForUpdate"},
         })
         settings = dirs["settings"] / "@jupyterlab"
+        # the README's one setting: every cell drawn, so that jupyterlab-myst evaluates the
+        # {eval} of every Markdown cell that Run All runs
         write_json(settings / "notebook-extension" / "tracker.jupyterlab-settings",
-                   {"autoStartDefaultKernel": True})
+                   {"autoStartDefaultKernel": True, "windowingMode": "none"})
         write_json(settings / "apputils-extension" / "notification.jupyterlab-settings",
                    {"fetchNews": "false", "checkForUpdates": False})
         self.log = open(home / "lab.log", "w")  # noqa: SIM115 (closed in stop)
@@ -207,9 +218,7 @@ class Lab:
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory, built_html):
-    chapters = slider_chapters()
-    if not chapters:
-        pytest.skip("no chapter has sliders yet")
+    chapters = [path for path in chapter_paths() if path.exists()]
     executable = require_browser()
     home = tmp_path_factory.mktemp("jupyterlab")
     root = home / "book"
@@ -275,7 +284,7 @@ def check_chapter(page, path, plan):
     expect(panel).to_have_count(1, timeout=30_000)
     expect(panel.locator(".jp-Notebook-ExecutionIndicator")).to_have_attribute(
         "data-status", "idle", timeout=60_000)
-    expect(panel.locator(".jp-Toolbar-kernelName")).to_contain_text("Python 3")
+    expect(panel.locator(".jp-Toolbar-kernelName")).to_contain_text("Python 3", timeout=60_000)
     expect(page.locator(".jp-Dialog")).to_have_count(0)
     facts["modified dot on open"] = "yes" if "jp-mod-dirty" in (
         tab.get_attribute("class") or "") else "no"
@@ -364,15 +373,29 @@ def check_rendered_markdown(page, panel):
         except Exception:  # noqa: BLE001 (reported as a problem)
             problems.append(f"Markdown cell {i + 1} not rendered")
             continue
-        text = cell.evaluate("""(cell) => {
-            const copy = cell.querySelector('.myst').cloneNode(true);
-            copy.querySelectorAll('.katex-mathml, annotation').forEach(e => e.remove());
-            return copy.textContent; }""")
+        text = rendered_text(cell)
+        deadline = time.monotonic() + 20
+        while GLUED_NAME.search(text) and time.monotonic() < deadline:
+            # jupyterlab-myst shows an {eval}'s expression until its value's renderer is
+            # attached, a moment after the cell is drawn
+            page.wait_for_timeout(500)
+            text = rendered_text(cell)
+        for match in GLUED_NAME.finditer(text):
+            problems.append(f"Markdown cell {i + 1} shows the name {match.group()!r} instead "
+                            "of its value")
         for match in RAW_MYST.finditer(text):
             at = match.start()
             problems.append(f"Markdown cell {i + 1} shows raw MyST {match.group()!r}: "
                             f"…{text[max(0, at - 40):at + 40]}…")
     return problems
+
+
+def rendered_text(cell):
+    """The text of a rendered Markdown cell, without MathJax's and KaTeX's hidden copies."""
+    return cell.evaluate("""(cell) => {
+        const copy = cell.querySelector('.myst').cloneNode(true);
+        copy.querySelectorAll('.katex-mathml, annotation').forEach(e => e.remove());
+        return copy.textContent; }""")
 
 
 def move_slider(page, view, move, where, timeout=30_000):

@@ -33,6 +33,16 @@ def test_formula_colours_do_not_spill():
         assert not bare, f"{chapter.name}: write {{\\color{{#...}}{{x}}}} at offsets {bare}"
 
 
+
+def test_computed_values_are_written_with_eval():
+    """``{eval}`name``` shows the value in the HTML book and in JupyterLab alike
+    (book/_ext/computed_values.py); ``{glue:text}`` and ``{glue:md}`` show the name there."""
+    pages = sorted(BOOK.glob("[0-9][0-9]_*.md")) + [BOOK / "dodatek.md"]
+    left = [f"{page.name}: {match.group()}" for page in pages
+            for match in re.finditer(r"\{glue:(?:text|md)\}`[^`]*`", page.read_text("utf-8"))]
+    assert not left, "write {eval}`name` instead:\n" + "\n".join(left)
+
+
 #: Code lines in a chapter fit the text column at 1 280 px without scrolling (issue 21).
 MAX_CODE_LINE = 80
 

@@ -53,6 +53,6 @@ def test_chapter_runs_with_a_slow_noisy_clock(live_runs, path, seed):
     pasted = set()
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            pasted |= set(re.findall(r"\{glue(?::\w+)?\}`([\w.-]+)`", cell.source))
+            pasted |= set(re.findall(r"\{(?:glue(?::\w+)?|eval)\}`([\w.-]+)`", cell.source))
     missing = pasted - glued_names(nb)
     assert not missing, f"{path.name}, seed {seed}: nothing glued for {sorted(missing)}"

@@ -172,6 +172,7 @@ class UniqueIds(SphinxPostTransform):
 
 def setup(app):
     for extension in (
+        "computed_values",     # {eval}: a computed value in the prose, HTML and JupyterLab
         "czech_typography",    # no-break spaces of Czech typesetting
         "czech_search",        # Czech stemming in the index and the search page
         "czech_interface",     # the themes' labels in Czech

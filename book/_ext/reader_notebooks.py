@@ -10,7 +10,7 @@ VS Code, JupyterLab with or without jupyterlab-myst) renders CommonMark, HTML an
   wheels (``book_wheels.py``) when they are missing: from ``BOOK_BASE_URL`` (baked in at build
   time, or set in the reader's environment), else from ``../wheels/`` beside a notebook opened
   inside a locally built book;
-* every glued value stands in the prose (``{glue:text}``, ``{glue:md}``);
+* every glued value stands in the prose (``{eval}``, ``{glue:text}``, ``{glue:md}``);
 * definitions, theorems and other boxes become headed blocks with the book's Czech titles
   and numbers ("Definice 1.1 (Pozornost)"), exercises are numbered as in the HTML book;
   references, glossary terms and chapters become links to the hosted pages; citations read
@@ -175,7 +175,7 @@ class Converter:
         text, target = (explicit["text"], explicit["target"]) if explicit else (None, body)
         if role in ("glue:text", "glue"):
             return self.inline(self.glued(body, markdown=False))
-        if role == "glue:md":
+        if role in ("glue:md", "eval"):  # eval: Markdown if the value is (computed_values.py)
             return self.inline(self.glued(body, markdown=True))
         if role == "term":
             found = self.std["objects"].get(("term", target.lower()))
