@@ -17,7 +17,12 @@ from browser_support import chapter_pages
 from chapters import BOOK, ROOT, chapter_paths
 
 sys.path.insert(0, str(BOOK / "_ext"))
-from book_pdf import LINK_TEXT, PDF_NAME  # noqa: E402
+from book_pdf import (  # noqa: E402
+    LINK_TEXT,
+    PDF_NAME,
+    PRINTED_SOLUTIONS,
+    PRINTED_WITHOUT_PDF,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.build]
 
@@ -138,3 +143,13 @@ def test_the_html_book_links_to_the_pdf(pdf):
     for name in chapter_pages(html):
         text = (html / name).read_text(encoding="utf-8")
         assert f'href="{PDF_NAME}"' in text and LINK_TEXT in text, f"{name} has no PDF link"
+
+
+def test_the_printed_exercises_point_to_the_pdf(pdf):
+    """Once the PDF exists, a printed chapter says its solutions are in the PDF (built
+    without it, the sentence says they are on screen)."""
+    html = pdf["html"]
+    for name in chapter_pages(html):
+        text = (html / name).read_text(encoding="utf-8")
+        if "ac-print-only" in text:
+            assert PRINTED_SOLUTIONS in text and PRINTED_WITHOUT_PDF not in text, name

@@ -38,7 +38,7 @@ import tempfile
 from pathlib import Path
 
 from docutils import nodes
-from sphinx.transforms import SphinxTransform
+from sphinx.transforms.post_transforms import SphinxPostTransform
 
 #: File name of the book's PDF, in ``<book>/_build/pdf/`` and in the HTML output.
 PDF_NAME = "mechanismus-pozornosti.pdf"
@@ -60,18 +60,34 @@ MONTHS = ["ledna", "února", "března", "dubna", "května", "června", "červenc
 #: A sentence of a "Cvičení" section that says where the solutions are on screen.
 FOLDED = re.compile(r"sbalen|rozbal")
 
-#: What paper says instead: the browser prints a page without its solutions, the PDF has
-#: them at its end.
+#: What paper says instead when the PDF exists (in the single page printed to it, and in
+#: the HTML book built after it): the browser prints a page without its solutions, the PDF
+#: has them at its end.
 PRINTED_SOLUTIONS = "Na papíře najdete řešení cvičení jen v PDF celé knihy, na jejím konci."
 
+#: What paper says in an HTML book built without the PDF (``jupyter-book build book/``
+#: alone), which offers no PDF to point to.
+PRINTED_WITHOUT_PDF = ("Vytištěná stránka řešení cvičení neobsahuje; najdete je rozbalením "
+                       "pod každým cvičením na obrazovce.")
 
-class PrintedExercises(SphinxTransform):
+
+def printed_solutions(builder_name, book_pdf):
+    """The printed sentence about the solutions for a page written by ``builder_name``, in
+    a build where the config value ``book_pdf`` is set (the PDF exists) or empty."""
+    if builder_name == "singlehtml" or book_pdf:
+        return PRINTED_SOLUTIONS
+    return PRINTED_WITHOUT_PDF
+
+
+class PrintedExercises(SphinxPostTransform):
     """In each "Cvičení" section, the paragraph about the folded solutions is for the screen
-    (class ``ac-screen-only``); paper gets :data:`PRINTED_SOLUTIONS` instead."""
+    (class ``ac-screen-only``); paper gets :func:`printed_solutions` instead. A transform of
+    the writing phase: the sentence depends on whether the PDF exists at that build."""
 
     default_priority = 890
 
-    def apply(self, **kwargs):
+    def run(self, **kwargs):
+        sentence = printed_solutions(self.app.builder.name, self.config.book_pdf)
         for section in self.document.findall(nodes.section):
             if not (section.children and isinstance(section[0], nodes.title)
                     and section[0].astext().startswith("Cvičení")):
@@ -79,7 +95,7 @@ class PrintedExercises(SphinxTransform):
             for paragraph in section.findall(nodes.paragraph):
                 if paragraph.parent is section and FOLDED.search(paragraph.astext()):
                     paragraph["classes"].append("ac-screen-only")
-                    printed = nodes.paragraph("", PRINTED_SOLUTIONS, classes=["ac-print-only"])
+                    printed = nodes.paragraph("", sentence, classes=["ac-print-only"])
                     paragraph.parent.insert(paragraph.parent.index(paragraph) + 1, printed)
                     break
 
@@ -143,7 +159,7 @@ def setup(app):
     # after the book theme has built its download menu (priority 501)
     app.connect("html-page-context", _link_pdf, priority=600)
     app.connect("build-finished", _copy_pdf)
-    app.add_transform(PrintedExercises)
+    app.add_post_transform(PrintedExercises)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
 
 

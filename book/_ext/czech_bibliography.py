@@ -12,10 +12,11 @@ Registered from ``attention_book.setup``; ``_config.yml`` selects the two styles
     the entries of the list, in the author-year form that Czech theses use (ČSN ISO 690 as
     adapted in APA style): "Kingma, D. P. a Ba, J. (2015). Adam: A Method for Stochastic
     Optimization. In: *3rd International Conference ...*. arXiv:1412.6980." Every author is
-    listed, surname first, the last one after "a"; titles keep their own capitalisation;
-    "s." for pages, "sv." for a volume, "2. vyd." for an edition, "Dostupné z:" before a
-    link. Sorted by author, year and title. The entries begin with their authors and year,
-    so ``static/czech_bibliography.css`` hides the numeric labels Sphinx puts before them.
+    listed, surname first, the last one after "a" (BibTeX's "and others" as "a kol.");
+    titles keep their own capitalisation; "s." for pages, "sv." for a volume, "2. vyd." for
+    an edition, "Dostupné z:" before a link. Sorted by author, year and title. The entries
+    begin with their authors and year, so ``static/czech_bibliography.css`` hides the
+    numeric labels Sphinx puts before them.
 """
 
 import re
@@ -27,16 +28,17 @@ from pybtex.richtext import Symbol, Text
 from pybtex.style.formatting import toplevel
 from pybtex.style.formatting.unsrt import Style as UnsrtStyle
 from pybtex.style.template import (
-    field as bib_field,
-)
-from pybtex.style.template import (
+    FieldIsMissing,
     href,
     join,
-    names,
+    node,
     optional,
     optional_field,
     sentence,
     tag,
+)
+from pybtex.style.template import (
+    field as bib_field,
 )
 from sphinxcontrib.bibtex.plugin import register_plugin
 from sphinxcontrib.bibtex.style.referencing import BracketStyle, PersonStyle
@@ -79,6 +81,25 @@ def _czech_edition(text):
     return Text(f"{number.group()}. vyd.") if number else text
 
 
+@node
+def czech_names(children, context, role, **kwargs):
+    """pybtex's ``names``, except that BibTeX's "and others" ends the list as "a kol.":
+    "Dehghani, M., …, Heek, J. a kol." rather than "… a others"."""
+    if children:
+        raise ValueError(children)
+    try:
+        persons = list(context["entry"].persons[role])
+    except KeyError:
+        raise FieldIsMissing(role, context["entry"]) from None
+    style = context["style"]
+    others = bool(persons) and str(persons[-1]) == "others"
+    formatted = [style.format_name(person, style.abbreviate_names)
+                 for person in persons[:len(persons) - others]]
+    if others:
+        return Text(join(sep=", ")[formatted].format_data(context), " a kol.")
+    return join(**kwargs)[formatted].format_data(context)
+
+
 class CzechStyle(UnsrtStyle):
     """The literature list: pybtex's unsrt style with the entries laid out the Czech way."""
 
@@ -90,7 +111,7 @@ class CzechStyle(UnsrtStyle):
         super().__init__(**options)
 
     def format_names(self, role, as_sentence=True):
-        formatted = names(role, sep=", ", sep2=" a ", last_sep=" a ")
+        formatted = czech_names(role, sep=", ", sep2=" a ", last_sep=" a ")
         return sentence[formatted] if as_sentence else formatted
 
     def _authors_and_year(self):
