@@ -136,6 +136,26 @@ def _gap_for_099():
     return gaps
 
 
+def _below_ln5():
+    """Exercise 2.3: the hand-built model's accuracy at Δ = 1 and at Δ = 0, exactly.
+
+    The right digit (say 0) against every combination of the other five pairs' digits: at
+    Δ = 1 (e^Δ ≈ 2.72) it loses when another digit occurs at least twice more often; at
+    Δ = 0 the model answers the most frequent digit, right with probability max_c m_c / 6
+    (averaged over all six digits).
+    """
+    def counts(n_pairs):
+        digits = np.indices((10,) * n_pairs, dtype=np.int8).reshape(n_pairs, -1)
+        return np.stack([(digits == c).sum(axis=0) for c in range(10)], axis=1)
+
+    others = counts(5)
+    at_1 = (others[:, 1:].max(axis=1) < 1 + others[:, 0] + 2).mean()
+    # six digits: the five above and a sixth digit d, whose count goes up by one
+    most = others.max(axis=1)
+    at_0 = np.mean([np.maximum(most, others[:, d] + 1).mean() / 6 for d in range(10)])
+    return [at_1, at_0]
+
+
 def _query_blind_losses():
     """Exercise 2.5: the best loss without the query for 1 to 8 pairs."""
     return [query_blind_loss(n) for n in range(1, 9)]
@@ -327,6 +347,7 @@ CHECKS = {
     "1.4": Expected(_sure_weight),
     "2.1": Expected(_parameter_counts, rtol=0),
     "2.2": Expected(_gap_for_099, rtol=2e-3),
+    "2.3": Expected(_below_ln5, rtol=0, atol=0.03),
     "2.5": Expected(_query_blind_losses, atol=5e-4),
     "3.1": Expected(_self_dot_variance, rtol=0.05),
     "3.2": Expected(_mixed_variance, rtol=0.05),
