@@ -11,6 +11,8 @@ who opens ``attention_core`` finds the formulas first:
   tables;
 * ``glue``: numbers from a chapter's computation into its prose (myst-nb's ``glue`` in the
   book's build, nothing visible elsewhere).
+* ``checks``: ``check("2.1", answer)``, the self-check a student runs in an exercise's cell
+  (says in Czech whether the answer is right or how far off, never the expected value).
 
 Importing the package makes IPython show a bare ``Figure`` as a sharp PNG.
 """
