@@ -102,10 +102,11 @@ def slug(text, limit=SLUG_CHARS):
     kept = []
     for word in words:
         if kept and len("-".join([*kept, word])) > limit:
+            # cut short, a name does not end in a preposition (v, s, k, z) or "a"
+            while len(kept) > 1 and len(kept[-1]) == 1 and kept[-1].isalpha():
+                kept.pop()
             break
         kept.append(word[:limit])
-    while len(kept) > 1 and len(kept[-1]) == 1 and kept[-1].isalpha():
-        kept.pop()  # a name does not end in a preposition (v, s, k, z) or "a"
     return "-".join(kept) or "obrazek"
 
 
