@@ -490,9 +490,12 @@ def svg(fig, layout=None):
 
 
 def raster_images(fig):
-    """How many raster images (``imshow``'s heat maps) ``fig`` shows: an SVG of the figure
-    embeds each as a PNG; a figure without any is vector through and through."""
-    return sum(1 for image in fig.findobj(AxesImage) if image.get_visible())
+    """How many raster images ``fig`` shows: ``imshow``'s heat maps and rasterized artists
+    (a colorbar's colour ramp of many colours, which matplotlib rasterizes). An SVG of the
+    figure embeds each as a PNG; a figure without any is vector through and through."""
+    return sum(1 for artist in fig.findobj()
+               if artist.get_visible() and (isinstance(artist, AxesImage)
+                                            or artist.get_rasterized()))
 
 
 _SVG_IMAGE = re.compile(r"<image\b")

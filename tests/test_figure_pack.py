@@ -81,6 +81,9 @@ def test_a_heat_map_keeps_its_raster_and_says_so():
     text = figures.svg(fig)
     assert figures.raster_images(fig) == 1
     assert len(svg_images(text)) == figures.svg_raster_count(text) == 1
+    # a colorbar of many colours: matplotlib rasterizes its ramp, a second image
+    fig.colorbar(fig.axes[0].images[0])
+    assert figures.raster_images(fig) == 2 == len(svg_images(figures.svg(fig)))
 
 
 def test_a_figure_shown_in_the_html_book_carries_its_svg(monkeypatch):
@@ -287,7 +290,7 @@ def test_the_small_books_figures_are_numbered_with_their_files(small_book):
     assert names[1][0] == "obrazky/obrazek-01-02-cara-sinu-od-nuly-do-deseti.svg"
     appendix = labels((small_book / "dodatek.html").read_text(encoding="utf-8"))
     assert [(c, i) for c, i, _ in appendix] == [("D", 1)]
-    assert appendix[0][2][0] == "obrazky/obrazek-D-01-primka-v-dodatku.svg"
+    assert appendix[0][2][0] == "obrazky/obrazek-d-01-primka-v-dodatku.svg"
     for _c, _i, links in found + appendix:
         for link in links:
             assert (small_book / link).is_file(), link

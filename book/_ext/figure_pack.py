@@ -126,7 +126,7 @@ def figure_number(env, docname, index):
 def file_stem(env, docname, index, alt):
     chapter = chapter_of(env, docname) or docname
     chapter = chapter.zfill(2) if chapter.isdigit() else chapter
-    return f"obrazek-{chapter}-{index:02d}-{slug(alt)}"
+    return f"obrazek-{chapter.lower()}-{index:02d}-{slug(alt)}"
 
 
 # ---- reading: numbering and labels -----------------------------------------------------
