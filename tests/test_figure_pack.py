@@ -118,6 +118,22 @@ def test_file_names_are_readable_ascii(text, name):
     assert len(name) <= figure_pack.SLUG_CHARS
 
 
+def test_numbers_from_the_table_of_contents_in_html_and_in_the_single_page():
+    class Env:
+        config = type("Config", (), {"root_doc": "intro"})
+        toc_secnumbers = {"02_uloha": {"": (2,), "#uloha": (2, 1)}}
+
+    html = Env()
+    single = Env()  # the single-page builder's merged numbers
+    single.toc_secnumbers = {"intro": {"02_uloha/": (2,), "02_uloha/#uloha": (2, 1)}}
+    for env in (html, single):
+        assert figure_pack.figure_number(env, "02_uloha", 3) == "2.3"
+        assert figure_pack.figure_number(env, "dodatek", 1) == "D.1"
+        assert figure_pack.chapter_of(env, "glosar") is None
+        assert (figure_pack.file_stem(env, "dodatek", 1, "Přímka v dodatku.")
+                == "obrazek-d-01-primka-v-dodatku")
+
+
 def test_the_attribution_wraps_between_its_parts():
     parts = ["Obrázek 2.3 z knihy Mechanismus pozornosti, verze 0.1.0", REPOSITORY,
              "licence CC BY-SA 4.0"]

@@ -111,8 +111,12 @@ def slug(text, limit=SLUG_CHARS):
 
 
 def chapter_of(env, docname):
-    """The chapter's number ("2") or the page's letter ("D"); None for other pages."""
-    number = env.toc_secnumbers.get(docname, {}).get("")
+    """The chapter's number ("2") or the page's letter ("D"); None for other pages.
+
+    The single-page builder (the PDF's) merges the section numbers of every page into the
+    root page's, under "<page>/<anchor>"."""
+    number = (env.toc_secnumbers.get(docname, {}).get("")
+              or env.toc_secnumbers.get(env.config.root_doc, {}).get(f"{docname}/"))
     if number:
         return ".".join(map(str, number))
     return PAGE_LETTERS.get(docname)
