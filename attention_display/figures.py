@@ -18,6 +18,9 @@ One mechanism for every figure of the book, the chapters' static figures (a cell
   (``style.DARK_TEXT_COLORS``) and every other colour keeps its hue with its lightness
   turned over. Antialiased edges, which are mixtures of two colours, map to the mixtures of
   the mapped colours. It costs a few hundred bytes per picture instead of a second PNG.
+* **Vector.** :func:`svg` writes the same figure, laid out as the desktop picture, as SVG
+  drawn by matplotlib itself (lines and text as paths, no screenshot), for the book's
+  figure pack (``book/_ext/figure_pack.py``).
 * **Speed.** :class:`Painter` draws the figures of one slider: the (costly) constrained
   layout runs for the first figure only, and the axes' tick labels, ticks and grid, which
   matplotlib spends most of a draw on, are drawn once per distinct axis and then pasted as
@@ -25,12 +28,16 @@ One mechanism for every figure of the book, the chapters' static figures (a cell
 """
 
 import io
+import re
 import struct
 import threading
 import zlib
 
+import matplotlib
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
+from matplotlib.backends.backend_svg import FigureCanvasSVG
+from matplotlib.image import AxesImage
 from PIL import Image
 
 from . import style
@@ -455,6 +462,51 @@ def draw_rgba(fig, dpi=CSS_PX_PER_INCH * DENSITY):
         canvas = _Canvas(fig)
         canvas.draw()
         return np.array(canvas.buffer_rgba())
+
+
+# --------------------------------------------------------------------------- SVG
+
+
+#: The salt of the ids matplotlib gives an SVG's clip paths and glyphs: fixed, so that the
+#: same figure gives the same bytes in every build.
+SVG_SALT = "attention-core"
+
+
+def svg(fig, layout=None):
+    """``fig`` as SVG text, drawn by matplotlib's SVG backend (a vector figure: every line,
+    marker and letter a path; only images such as heat maps stay raster).
+
+    ``layout`` (see :func:`layout_for`) lays the figure out first, as for its picture, and
+    is undone afterwards. No date in the metadata, fixed ids: the same bytes every build.
+    """
+    with DRAWING:
+        restore = layout(fig) if layout else (lambda: None)
+        dpi = fig.get_dpi()
+        try:
+            buffer = io.BytesIO()
+            with matplotlib.rc_context({"svg.hashsalt": SVG_SALT, "svg.fonttype": "path"}):
+                FigureCanvasSVG(fig).print_svg(buffer, metadata={"Date": None})
+            return buffer.getvalue().decode("utf-8")
+        finally:
+            fig.set_dpi(dpi)
+            restore()
+
+
+def raster_images(fig):
+    """How many raster images ``fig`` shows: ``imshow``'s heat maps and rasterized artists
+    (a colorbar's colour ramp of many colours, which matplotlib rasterizes). An SVG of the
+    figure embeds each as a PNG; a figure without any is vector through and through."""
+    return sum(1 for artist in fig.findobj()
+               if artist.get_visible() and (isinstance(artist, AxesImage)
+                                            or artist.get_rasterized()))
+
+
+_SVG_IMAGE = re.compile(r"<image\b")
+
+
+def svg_raster_count(svg_text):
+    """How many ``<image>`` elements (embedded raster pictures) an SVG text holds."""
+    return len(_SVG_IMAGE.findall(svg_text))
 
 
 # --------------------------------------------------------------------------- PNG

@@ -408,11 +408,12 @@ class Explorer:
                 - PHONE_CAPTION_LINE * lines)
         return max(PHONE_FRAME_LEAST, min(figures.NARROW_FRAME_HEIGHT, room))
 
-    def _render(self, indices, renderings, texts=None):
+    def _render(self, indices, renderings, texts=None, vector=None):
         """Call ``draw`` once for ``indices``; return the pixels of each (layout, density).
 
         ``texts``, a dict, collects the drawn figure's texts smaller than
-        ``figures.MIN_TEXT_PX``.
+        ``figures.MIN_TEXT_PX``; ``vector``, a dict, gets the figure as SVG in the desktop
+        panel's layout (``"svg"``) and its number of raster images (``"rasters"``).
         """
         values = self.values(indices)
         # A figure is thousands of small objects in reference cycles: with the cyclic
@@ -430,6 +431,9 @@ class Explorer:
                             for layout, density in renderings]
                 if texts is not None:
                     texts.update(figures.small_texts(fig))
+                if vector is not None:
+                    vector["svg"] = figures.svg(fig, figures.layout_for(figures.PANEL_WIDTH))
+                    vector["rasters"] = figures.raster_images(fig)
                 return rendered
             finally:
                 gc.enable()
@@ -464,16 +468,20 @@ class Explorer:
         stacked, at most ``figures.NARROW_FRAME_HEIGHT`` tall). Identical frames are kept
         once; each frame has its dark-mode palette (:func:`figures.dark_palette`). Texts of
         the start frame smaller than ``figures.MIN_TEXT_PX`` are reported as a warning (the
-        strict build fails on it).
+        strict build fails on it). The start frame is also drawn as SVG (``"svg"``): it is
+        the slider's figure in the book's figure pack, as it is on paper.
         """
         combos = self._combos()
         layouts = {"wide": {}, "narrow": {}}  # png -> (index, CSS size), per layout
         index = {"wide": [], "narrow": []}
         small = {}
+        vector = {}
         for combo in combos:
+            start = combo == self._start()
             rendered = self._render(combo, [("wide", figures.DENSITY),
                                             ("narrow", figures.DENSITY)],
-                                    texts=small if combo == self._start() else None)
+                                    texts=small if start else None,
+                                    vector=vector if start else None)
             for (layout, frames), rgba in zip(layouts.items(), rendered):
                 rgba = figures.even(rgba)
                 png = figures.png(rgba)
@@ -500,6 +508,7 @@ class Explorer:
             "media": figures.NARROW_MEDIA, "density": figures.DENSITY,
             "frames": {layout: frames_of(layout) for layout in layouts},
             "index": index,
+            **vector,
         }
 
 
@@ -730,7 +739,8 @@ PICTURE_MIME = "application/vnd.attention-core.picture+json"
 def _figure_picture(fig):
     """A figure as the HTML book shows it: the desktop and the phone layout, light and dark.
 
-    Returns the JSON of :data:`PICTURE_MIME` and the desktop light PNG with its CSS size.
+    Returns the JSON of :data:`PICTURE_MIME` (with the desktop layout as SVG for the
+    figure pack, ``book/_ext/figure_pack.py``) and the desktop light PNG with its CSS size.
     Texts smaller than ``figures.MIN_TEXT_PX`` are reported as a warning (the strict build
     fails on it).
     """
@@ -751,7 +761,10 @@ def _figure_picture(fig):
                       + "; ".join(f"„{text}“ {cz(px, 1)} px" for text, px in small),
                       stacklevel=3)
     picture = {"media": figures.NARROW_MEDIA, "density": figures.DENSITY,
-               "renderings": renderings}
+               "renderings": renderings,
+               # the figure pack's vector version, laid out as the desktop picture
+               "svg": figures.svg(fig, figures.layout_for(figures.COLUMN_WIDTH)),
+               "rasters": figures.raster_images(fig)}
     return picture, base64.b64decode(renderings[0]["png"]), renderings[0]
 
 

@@ -117,6 +117,19 @@ def test_pdf_has_the_figures(pdf):
     assert images >= shown, f"{images} images in the PDF, {shown} figures in the chapters"
 
 
+def test_pdf_numbers_the_figures_as_the_html_book(pdf):
+    """Every „Obrázek N.M“ under a figure of the HTML book is in the PDF too (the single
+    page it is printed from has the same numbers; print hides only the download links)."""
+    text = _flat(" ".join(pdf["texts"]))
+    numbers = []
+    for name in chapter_pages(pdf["html"]):
+        html = (pdf["html"] / name).read_text(encoding="utf-8")
+        numbers += re.findall(r'class="ac-figure-number">Obrázek&nbsp;([0-9A-Z]+\.\d+)<', html)
+    assert numbers
+    missing = [number for number in numbers if f"Obrázek {number}" not in text]
+    assert not missing, f"figure numbers not in the PDF: {missing}"
+
+
 def test_pdf_has_typeset_formulas_and_no_raw_tex(pdf):
     text = " ".join(pdf["texts"])
     left = {raw: text.count(raw) for raw in RAW_TEX if raw in text}

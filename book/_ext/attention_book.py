@@ -179,6 +179,7 @@ def setup(app):
         "czech_bibliography",  # Czech citations and literature list
         "term_macros",         # the term colours' MathJax macros and CSS
         "figure_pictures",     # figures as <picture> for desktop/phone and light/dark
+        "figure_pack",         # „Obrázek 2.3“ under each figure, its SVG and PNG, a zip
         "book_wheels",         # the two packages as wheels in <site>/wheels/
         "reader_notebooks",    # a reader's notebook per chapter in <site>/notebooks/
         "book_icons",          # the theme's icons as CSS masks, no icon font or script

@@ -16,7 +16,9 @@ phone, light and dark, and the sliders' kernel-free view with its frames as imag
    mode (the desktop rendering, and for windows narrower than ``figures.NARROW_MEDIA`` the
    phone rendering), loaded lazily, so that a page fetches only the pictures it shows; an
    explore's HTML is ``interactive.explore_html``. Other builders (LaTeX) get the plain
-   desktop PNG. myst-nb finds renderer plugins through package entry points only; the book
+   desktop PNG. Each figure node also keeps, for the figure pack (``figure_pack.py``), its
+   SVG (written next to its PNGs), its desktop PNG and its alt text; a slider's are those
+   of its start frame. myst-nb finds renderer plugins through package entry points only; the book
    registers its one plugin by adding it to myst-nb's list.
 3. ``_static/attention-core.css`` and ``_static/attention-explore.js``: the CSS of the
    sliders and pictures and the sliders' script, from ``attention_display.interactive``.
@@ -52,10 +54,23 @@ class explore(nodes.General, nodes.Element):  # noqa: N801
     ``theme``, ``frame``)."""
 
 
+def _write(renderer, content, suffix):
+    """Write ``content`` to myst-nb's output folder, named by its hash; return its URI."""
+    return renderer.write_file([hashlib.sha256(content).hexdigest()[:24] + suffix], content,
+                               overwrite=False, exists_ok=True)
+
+
 def _image(renderer, png, **attributes):
-    uri = renderer.write_file([hashlib.sha256(png).hexdigest()[:24] + ".png"], png,
-                              overwrite=False, exists_ok=True)
-    return nodes.image(uri=uri, **attributes)
+    return nodes.image(uri=_write(renderer, png, ".png"), **attributes)
+
+
+def _pack_source(node, renderer, content, png, alt, name):
+    """What the figure pack (``figure_pack.py``) needs of a figure: its SVG and desktop PNG
+    (URIs as myst-nb gives them), its alt text, what its file is named for and its number
+    of raster images."""
+    node["pack"] = {"svg": _write(renderer, content["svg"].encode("utf-8"), ".svg"),
+                    "png": _write(renderer, png, ".png"), "alt": alt, "name": name,
+                    "rasters": content["rasters"]}
 
 
 class PicturePlugin:
@@ -77,11 +92,14 @@ def _picture_node(renderer, data):
     options = renderer.renderer.get_cell_level_config(
         "render_image_options", data.cell_metadata, line=data.line)
     content = data.content
+    alt = str(options.get("alt", ""))
     node = picture(media=content["media"], density=content["density"])
     for rendering in content["renderings"]:
-        node += _image(renderer, b64decode(rendering["png"]), alt=str(options.get("alt", "")),
+        node += _image(renderer, b64decode(rendering["png"]), alt=alt,
                        width=str(rendering["width"]), height=str(rendering["height"]),
                        classes=[f"ac-{rendering['layout']}", f"ac-{rendering['theme']}"])
+    _pack_source(node, renderer, content, b64decode(content["renderings"][0]["png"]), alt,
+                 name=alt)
     return node
 
 
@@ -98,8 +116,15 @@ def _explore_node(renderer, content):
                 images.append(_image(renderer, png, alt="", layout=layout, theme=theme,
                                      frame=number))
             frames[layout].append({"width": frame["width"], "height": frame["height"]})
-    node = explore(data={**content, "frames": frames})
+    data = {key: value for key, value in content.items() if key not in ("svg", "rasters")}
+    node = explore(data={**data, "frames": frames})
     node += images
+    start = content["index"]["wide"][content["start"]]
+    # a slider's caption tells its current values, not what it shows: its file is named
+    # for what its sliders change ("posuvnik-rozdil-skore")
+    name = "posuvník " + " ".join(slider["label"] for slider in content["sliders"])
+    _pack_source(node, renderer, content, b64decode(content["frames"]["wide"][start]["png"]),
+                 content["alts"][content["start"]], name=name)
     return node
 
 
