@@ -391,7 +391,8 @@ def site_base():
 def publish(app, exception):
     """``build-finished``: write ``<outdir>/notebooks/<page>.ipynb`` for every notebook page
     whose HTML page, source or glued values are newer than its reader's notebook."""
-    if exception is not None or app.builder.format != "html":
+    # only the HTML builder: singlehtml (the PDF) has no page per chapter
+    if exception is not None or app.builder.name != "html":
         return
     import book_wheels
 
