@@ -40,13 +40,13 @@ from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
 
 import matplotlib
+from attention_book import REPOSITORY_VARIABLE
 from docutils import nodes
+from figure_pictures import explore, picture
 from PIL import Image, ImageDraw, ImageFont, PngImagePlugin
 from sphinx.util import logging
 
 import attention_core
-from attention_book import REPOSITORY_VARIABLE
-from figure_pictures import explore, picture
 
 logger = logging.getLogger(__name__)
 
