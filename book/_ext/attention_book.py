@@ -180,4 +180,5 @@ def setup(app):
     app.add_post_transform(UniqueIds)
     app.setup_extension("book_pdf")  # the whole-book PDF and the link to it
     app.setup_extension("link_previews")  # Open Graph tags for the hosted book
+    app.setup_extension("book_citation")  # version, citation, „Našli jste chybu?“
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
