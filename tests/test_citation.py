@@ -13,12 +13,12 @@ import subprocess
 import sys
 import tomllib
 
-import attention_core
 import pytest
 import yaml
 from bs4 import BeautifulSoup
 from rs_metadata.adapters.cff import CffAdapter
 
+import attention_core
 from chapters import BOOK, ROOT, sphinx_warnings
 
 sys.path.insert(0, str(BOOK / "_ext"))

@@ -22,11 +22,12 @@ not when it is read, so no chapter is executed again for it.
 import os
 from pathlib import Path
 
-import attention_core
 import yaml
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
+
+import attention_core
 
 #: The one version of the book and its packages.
 VERSION = attention_core.__version__
