@@ -168,6 +168,8 @@ def setup(app):
         "book_icons",          # the theme's icons as CSS masks, no icon font or script
         "book_math",           # MathJax: no tab stops or menu, Czech text, breaks by width
         "english_terms",       # lang="en" on the English terms
+        "english_index",       # the glossary English → Czech (anglicke_pojmy.md)
+        "teaching_estimates",  # reading and working times („Pro vyučující“)
         "parallel_build",      # the pages read (and executed) on every core
     ):
         app.setup_extension(extension)

@@ -98,7 +98,8 @@ def bibtex(reference, version, address):
     ]
     if address:
         fields.append(("url", "{" + address + "}"))
-    fields.append(("note", "{Interaktivní kniha. " + reference["notes"] + "}"))
+    notes = reference["notes"].rstrip(".")
+    fields.append(("note", "{Interaktivní kniha; " + notes[:1].lower() + notes[1:] + "}"))
     lines = [f"  {name:<9} = {value}," for name, value in fields]
     return "@book{" + BIBTEX_KEY + ",\n" + "\n".join(lines) + "\n}"
 
