@@ -121,7 +121,7 @@ def test_built_estimates_table(built_html):
     rows = page.select("table.teaching-estimates tbody tr")
     assert len(rows) == len(NOTEBOOK_PAGES) + 1
     for row in rows[:-1]:
-        cells = [td.get_text(" ", strip=True) for td in row.select("td")]
+        cells = [" ".join(td.get_text(" ").split()) for td in row.select("td")]
         assert row.select_one("a[href]"), cells
         assert cells[4].endswith(" s"), f"{cells[0]}: not executed in this build"
         assert cells[7].endswith(" h")
