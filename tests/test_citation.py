@@ -167,3 +167,14 @@ def test_the_book_shows_its_version(built_html):
             continue
         footer = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
         assert footer.select_one(".book-version").get_text().startswith(f"Verze {VERSION}"), page
+
+
+def test_named_authors_are_cited_by_family_name_first():
+    """When CITATION.cff names people (family-names, given-names) beside the team."""
+    reference = {**book_citation.preferred_citation(), "authors": [
+        {"family-names": "Nováková", "given-names": "Jana"},
+        {"name": "Tým knihy Mechanismus pozornosti"}]}
+    words = "".join(text for text, _kind in book_citation.citation_text(reference, "1.0.0", ""))
+    assert words.startswith("Nováková, Jana; Tým knihy Mechanismus pozornosti (2026). ")
+    entry = book_citation.bibtex(reference, "1.0.0", "")
+    assert "author    = {Nováková, Jana and {Tým knihy Mechanismus pozornosti}}," in entry
