@@ -100,7 +100,7 @@ def test_the_page_names_every_chapter_and_the_appendix():
     text = TEACHERS.read_text(encoding="utf-8")
     for page in NOTEBOOK_PAGES:
         assert f"{{doc}}`{page.stem}`" in text, page.stem
-    assert "```{odhad-casu}" in text
+    assert "```{odhad-casu} podklady" in text and "```{odhad-casu} odhad" in text
 
 
 def test_every_exercise_is_in_the_lab_or_homework_table_once():
@@ -118,14 +118,16 @@ def test_every_exercise_is_in_the_lab_or_homework_table_once():
 def test_built_estimates_table(built_html):
     page = BeautifulSoup((built_html / "pro_vyucujici.html").read_text(encoding="utf-8"),
                          "html.parser")
-    rows = page.select("table.teaching-estimates tbody tr")
-    assert len(rows) == len(NOTEBOOK_PAGES) + 1
-    for row in rows[:-1]:
-        cells = [" ".join(td.get_text(" ").split()) for td in row.select("td")]
-        assert row.select_one("a[href]"), cells
+    sources = page.select("table.teaching-estimates-podklady tbody tr")
+    estimates = page.select("table.teaching-estimates-odhad tbody tr")
+    assert len(sources) == len(estimates) == len(NOTEBOOK_PAGES) + 1
+    for source, estimate in zip(sources[:-1], estimates[:-1]):
+        cells = [" ".join(td.get_text(" ").split()) for td in source.select("td")]
+        assert source.select_one("a[href]") and estimate.select_one("a[href]"), cells
         assert cells[4].endswith(" s"), f"{cells[0]}: not executed in this build"
-        assert cells[7].endswith(" h")
-    assert rows[-1].get_text(" ", strip=True).startswith("Celkem")
+        assert estimate.select("td")[-1].get_text().endswith(" h")
+    assert sources[-1].get_text(" ", strip=True).startswith("Celkem")
+    assert estimates[-1].get_text(" ", strip=True).startswith("Celkem")
     # the exercises are linked by their titles
     lab = page.find(id="cviceni-do-laboratore-a-za-domaci-ukol")
     assert len(lab.select("table a.reference")) == len(re.findall(

@@ -2,7 +2,8 @@
 
 The directive ``{odhad-casu}`` (page „Pro vyučující“, ``pro_vyucujici.md``) becomes a table
 with a row for every chapter and the appendix, in the order of the table of contents, and a
-row of totals. Each estimate is computed from the chapter itself, so it follows the chapter
+row of totals: ``podklady`` what the estimates are made of, ``odhad`` the estimates. Each
+estimate is computed from the chapter itself, so it follows the chapter
 when the chapter changes:
 
 - **reading**: the words of the chapter's prose (its Markdown without code cells, formulas,
@@ -102,8 +103,10 @@ def _cell(*children):
     return entry
 
 
-HEADER = ("Kapitola", "Slova", "Vzorce", "Cvičení", "Běh kódu", "Čtení", "Cvičení a běh",
-          "Celkem")
+#: The two tables (each fits a phone's column): what an estimate is made of, and the
+#: estimate; the directive's argument chooses one.
+HEADERS = {"podklady": ("Kapitola", "Slova", "Vzorce", "Cvičení", "Běh"),
+           "odhad": ("Kapitola", "Čtení", "Cvičení a běh", "Celkem")}
 
 
 def _row(first, values):
@@ -111,10 +114,11 @@ def _row(first, values):
     return nodes.row("", *(_cell(c) for c in cells))
 
 
-def _numbers(e):
-    runtime = "–" if e["runtime"] is None else cz(e["runtime"], 0) + " s"
-    return (cz(e["words"], 0), str(e["formulas"]), str(e["exercises"]), runtime,
-            cz(round(e["reading"]), 0) + " min", cz(round(e["working"]), 0) + " min",
+def _numbers(e, kind):
+    if kind == "podklady":
+        runtime = "–" if e["runtime"] is None else cz(e["runtime"], 0) + " s"
+        return (cz(e["words"], 0), str(e["formulas"]), str(e["exercises"]), runtime)
+    return (cz(round(e["reading"]), 0) + " min", cz(round(e["working"]), 0) + " min",
             hours(e["reading"] + e["working"]))
 
 
@@ -132,14 +136,16 @@ def chapter_pages(env):
     return [d for d in order if is_notebook_source(Path(env.doc2path(d)))]
 
 
-def estimates_table(env, docname):
-    """The table of every chapter's estimates, and a row of totals."""
-    table = nodes.table(classes=["teaching-estimates"])
-    group = nodes.tgroup(cols=len(HEADER))
+def estimates_table(env, docname, kind):
+    """The table ``kind`` (:data:`HEADERS`) of every chapter, and a row of totals; a
+    chapter is named by its number (the appendix by its name), linked to it."""
+    header = HEADERS[kind]
+    table = nodes.table(classes=["teaching-estimates", f"teaching-estimates-{kind}"])
+    group = nodes.tgroup(cols=len(header))
     table += group
-    group += [nodes.colspec(colwidth=1) for _ in HEADER]
+    group += [nodes.colspec(colwidth=1) for _ in header]
     head = nodes.thead()
-    head += nodes.row("", *(_cell(nodes.Text(h)) for h in HEADER))
+    head += nodes.row("", *(_cell(nodes.Text(h)) for h in header))
     body = nodes.tbody()
     total = {"words": 0, "formulas": 0, "exercises": 0, "runtime": 0.0, "reading": 0.0,
              "working": 0.0}
@@ -150,13 +156,13 @@ def estimates_table(env, docname):
         for key in total:
             total[key] += e[key] or 0
         number = env.toc_secnumbers.get(page, {}).get("")
-        title = env.titles[page].astext()
-        label = f"{'.'.join(map(str, number))}. {title}" if number else title
+        label = ".".join(map(str, number)) if number else env.titles[page].astext()
+        label = label.split(":")[0]  # "Dodatek: co kniha předpokládá" → "Dodatek"
         link = addnodes.pending_xref("", nodes.inline(text=label), refdomain="std",
                                      reftype="doc", reftarget="/" + page, refexplicit=True,
                                      refwarn=True, refdoc=docname)
-        body += _row(link, _numbers(e))
-    body += _row(nodes.strong(text="Celkem"), _numbers(total))
+        body += _row(link, _numbers(e, kind))
+    body += _row(nodes.strong(text="Celkem"), _numbers(total, kind))
     group += [head, body]
     return table
 
@@ -166,11 +172,17 @@ class EstimatesPlaceholder(nodes.General, nodes.Element):
 
 
 class TeachingEstimates(SphinxDirective):
-    """``{odhad-casu}``: the table of reading and working times."""
+    """``{odhad-casu} podklady`` (words, formulas, exercises, execution) or ``{odhad-casu}
+    odhad`` (reading and working times)."""
+
+    required_arguments = 1
 
     def run(self):
+        kind = self.arguments[0]
+        if kind not in HEADERS:
+            raise self.error(f"odhad-casu: {kind!r} is not one of {sorted(HEADERS)}")
         NbMetadataCollector.set_doc_data(self.env, self.env.docname, METADATA_KEY, True)
-        return [EstimatesPlaceholder()]
+        return [EstimatesPlaceholder(kind=kind)]
 
 
 class FillEstimates(SphinxPostTransform):
@@ -178,7 +190,7 @@ class FillEstimates(SphinxPostTransform):
 
     def run(self, **kwargs):
         for node in list(self.document.findall(EstimatesPlaceholder)):
-            node.replace_self(estimates_table(self.env, self.env.docname))
+            node.replace_self(estimates_table(self.env, self.env.docname, node["kind"]))
 
 
 class TitledExerciseReferences(SphinxPostTransform):
@@ -213,6 +225,7 @@ def rewrite_after_execution(app, env):
 
 
 def setup(app):
+    app.add_css_file("teaching_estimates.css")  # in static/, which czech_interface serves
     app.add_node(EstimatesPlaceholder)
     app.add_directive("odhad-casu", TeachingEstimates)
     app.add_post_transform(FillEstimates)
