@@ -185,6 +185,8 @@ def setup(app):
         "book_icons",          # the theme's icons as CSS masks, no icon font or script
         "book_math",           # MathJax: no tab stops or menu, Czech text, breaks by width
         "english_terms",       # lang="en" on the English terms
+        "english_index",       # the glossary English → Czech (anglicke_pojmy.md)
+        "teaching_estimates",  # reading and working times („Pro vyučující“)
         "parallel_build",      # the pages read (and executed) on every core
     ):
         app.setup_extension(extension)
@@ -197,4 +199,5 @@ def setup(app):
     app.add_post_transform(UniqueIds)
     app.setup_extension("book_pdf")  # the whole-book PDF and the link to it
     app.setup_extension("link_previews")  # Open Graph tags for the hosted book
+    app.setup_extension("book_citation")  # version, citation, „Našli jste chybu?“
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -423,6 +423,7 @@ def write_binder_files(folder, wheels):
     ``README.md`` saying what the folder is."""
     requires = sorted({r for w in wheels for r in w.requires
                        if not r.startswith(tuple(x.name for x in wheels))})
+    folder.mkdir(parents=True, exist_ok=True)  # a build of pages without a chapter has none
     (folder / "requirements.txt").write_text("\n".join(requires) + "\n", encoding="utf-8")
     (folder / "README.md").write_text(
         "# Mechanismus pozornosti: notebooky kapitol\n\n"
