@@ -80,7 +80,8 @@ SLUG_CHARS = 40
 
 CSS_FILE = "figure-pack.css"
 CSS = """\
-.ac-figure-label { margin: 0.25rem 0 1.25rem; font-size: 0.9em; color: var(--pst-color-text-muted); }
+.ac-figure-label { margin: 0.25rem 0 1.25rem; font-size: 0.9em;
+                   color: var(--pst-color-text-muted); }
 .ac-figure-number { font-weight: 600; color: var(--pst-color-text-base); }
 .ac-figure-files a { white-space: nowrap; }
 @media print { .ac-figure-files { display: none; } }
