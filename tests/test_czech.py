@@ -226,7 +226,8 @@ def test_search_language_in_python():
     assert endings(forms, {"klic"}) == ["e"]
     for tex, text in [(r"\(\skore{s_i} = \frac{\dotaz{q}^\top \klic{k_i}}{\sqrt{d}}\)",
                        "sᵢ = (qᵀ kᵢ)/√d"),
-                      (r"\(\mathbb{R}^{d}\)", "ℝᵈ"), (r"\(a(1 - a)\)", "a(1 − a)")]:
+                      (r"\(\mathbb{R}^{d}\)", "ℝᵈ"), (r"\(a(1 - a)\)", "a(1 − a)"),
+                      (r"\(\overline{(g \odot \hat x)}\)", "(g ⊙ x̂)\u0305")]:
         assert tex_to_text(tex) == text
 
 

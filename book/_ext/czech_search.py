@@ -198,7 +198,8 @@ def tex_to_text(tex):
     text = re.sub(r"\^(?:\{\\top\}|\\top(?![A-Za-z]))", "ᵀ", text)
     # accents (\bar s, \hat{y}) as combining marks; a font or \operatorname before a
     # single letter (\mathsf T) only dresses it
-    text = _ACCENT.sub(lambda m: (m.group(2) or m.group(3)) + _ACCENTS[m.group(1)], text)
+    for _ in range(3):  # an accent inside an accent's argument: \overline{(g \odot \hat x)}
+        text = _ACCENT.sub(lambda m: (m.group(2) or m.group(3)) + _ACCENTS[m.group(1)], text)
     text = re.sub(r"\\(?:math[a-z]+|text[a-z]*|operatorname|boldsymbol|bm)\s+(?=\w)", "", text)
     # a command with an argument that only dresses it (\text, \mathrm, the book's \dotaz ...)
     text = re.sub(r"\\(?!(?:d|t)?frac\b|sqrt\b)[A-Za-z]+\s*(?=\{)", "", text)
