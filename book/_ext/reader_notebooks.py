@@ -223,7 +223,9 @@ class Converter:
                 replacement = body.replace("#1", argument)
                 text = text[:i] + replacement + text[j + 1:]
                 start = i + len(replacement)
-        return text
+        import book_math  # a formula's phone-only break: plain Jupyter has one width
+
+        return book_math.resolve(text, narrow=False)
 
     # -- blocks: directives, targets, solutions
 
