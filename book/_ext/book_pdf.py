@@ -374,20 +374,26 @@ def print_pdf(root_html, target, title, author, chromium):
                 page.pdf(path=str(first), **options)
                 pages, _ = page_of_destinations(first)
             numbers = {i: pages[i] for i in ids if i in pages}
-            page.evaluate("""(numbers) => {
-                document.querySelectorAll('.pdf-toc-list li').forEach(li => {
-                  const n = numbers[li.dataset.target];
-                  li.querySelector('.pdf-toc-page').textContent = n === undefined ? '' : n;
-                });
-            }""", numbers)
             target.parent.mkdir(parents=True, exist_ok=True)
-            page.pdf(path=str(target), **options)
+            # the numbers written into the contents can move what follows (a longer line, a
+            # page more); print again with the new numbers until they stay where they are
+            for _ in range(4):
+                page.evaluate("""(numbers) => {
+                    document.querySelectorAll('.pdf-toc-list li').forEach(li => {
+                      const n = numbers[li.dataset.target];
+                      li.querySelector('.pdf-toc-page').textContent = n === undefined ? '' : n;
+                    });
+                }""", numbers)
+                page.pdf(path=str(target), **options)
+                pages_after, count = page_of_destinations(target)
+                moved = [i for i in numbers if pages_after.get(i) != numbers[i]]
+                if not moved:
+                    break
+                numbers = {i: pages_after[i] for i in ids if i in pages_after}
         finally:
             browser.close()
-    pages_after, count = page_of_destinations(target)
-    moved = [i for i in numbers if pages_after.get(i) != numbers[i]]
     if moved:
-        raise RuntimeError(f"the contents' page numbers moved between the two prints: {moved}")
+        raise RuntimeError(f"the contents' page numbers moved between the prints: {moved}")
     return count
 
 
