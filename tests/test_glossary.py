@@ -18,6 +18,7 @@ import pytest
 from chapters import BOOK
 
 sys.path.insert(0, str(BOOK / "_ext"))
+import english_index  # noqa: E402
 from czech_interface import czech_index, czech_key, czech_typeset_index  # noqa: E402
 
 GLOSSARY = BOOK / "glosar.md"
@@ -33,16 +34,8 @@ def glossary_block():
 
 
 def glossary_entries():
-    """(term, definition) pairs in the order of the source."""
-    entries = []
-    for line in glossary_block().splitlines():
-        if not line.strip() or line.startswith(":"):
-            continue
-        if line[0].isspace():
-            entries[-1][1].append(line.strip())
-        else:
-            entries.append((line.strip(), []))
-    return [(term, " ".join(lines)) for term, lines in entries]
+    """(term, definition) pairs in the order of the source (the parser the English index uses)."""
+    return english_index.glossary_entries(GLOSSARY.read_text(encoding="utf-8"))
 
 
 def target(role_text):
