@@ -67,8 +67,8 @@ PRINTED_SOLUTIONS = "Na papíře najdete řešení cvičení jen v PDF celé kni
 
 #: What paper says in an HTML book built without the PDF (``jupyter-book build book/``
 #: alone), which offers no PDF to point to.
-PRINTED_WITHOUT_PDF = ("Vytištěná stránka řešení cvičení neobsahuje; najdete je rozbalením "
-                       "pod každým cvičením na obrazovce.")
+PRINTED_WITHOUT_PDF = ("Vytištěná stránka řešení cvičení neobsahuje; na obrazovce je najdete "
+                       "pod každým cvičením.")
 
 
 def printed_solutions(builder_name, book_pdf):
@@ -322,6 +322,11 @@ def page_of_destinations(pdf_path):
     return pages, len(reader.pages)
 
 
+#: How long the browser may take to load the single page, typeset it and print it: minutes
+#: on a busy machine (Playwright's default of 30 s is not enough there).
+PATIENCE_MS = 600_000
+
+
 def print_pdf(root_html, target, title, author, chromium):
     """Print the single-page book at ``root_html`` to ``target``; return the page count."""
     from playwright.sync_api import sync_playwright
@@ -336,9 +341,9 @@ def print_pdf(root_html, target, title, author, chromium):
                           if route.request.url.startswith((prefix, "data:"))
                           else route.abort("blockedbyclient"))
             page = context.new_page()
+            page.set_default_timeout(PATIENCE_MS)
             page.goto(root_html.resolve().as_uri(), wait_until="load")
-            page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise",
-                                   timeout=60_000)
+            page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
             page.evaluate("MathJax.startup.promise")
             untypeset = page.evaluate("""() => [...document.querySelectorAll('.math')]
                 .filter(m => !m.querySelector('mjx-container') || m.querySelector('mjx-merror'))
@@ -348,13 +353,13 @@ def print_pdf(root_html, target, title, author, chromium):
                                    f"{untypeset[:5]}")
             page.evaluate("document.fonts.ready.then(() => true)")
             # Figures may be lazy ("loading=lazy"): load every image that is shown (the
-            # dark-mode pictures are not), and wait for them, a minute at most.
+            # dark-mode pictures are not), and wait for them, five minutes at most.
             page.evaluate("""() => Promise.race([
                 Promise.all([...document.images].filter(i => i.getClientRects().length)
                   .map(i => { i.loading = 'eager'; return i.complete ? 0 :
                     new Promise(r => { i.addEventListener('load', r);
                                        i.addEventListener('error', r); }); })),
-                new Promise(r => setTimeout(r, 60000))])""")
+                new Promise(r => setTimeout(r, 300000))])""")
             missing = page.evaluate("""() => [...document.images]
                 .filter(i => i.getClientRects().length && !(i.complete && i.naturalWidth))
                 .map(i => (i.currentSrc || i.src).slice(0, 80))""")
