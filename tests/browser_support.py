@@ -33,6 +33,11 @@ def pages(built_html):
     return sorted(p.name for p in built_html.glob("*.html") if p.name != "index.html")
 
 
+#: How long a page may take to load, or MathJax to start, before a test gives up: a busy
+#: machine is slow, which says nothing about the page (Playwright's default is 30 s).
+PATIENCE_MS = 180_000
+
+
 def chapter_pages(built_html):
     return [f"{p.stem}.html" for p in chapter_paths() if (built_html / f"{p.stem}.html").exists()]
 
@@ -44,6 +49,7 @@ class Visit:
         self.url = url
         self.problems = []
         self.context = browser.new_context(service_workers="block")
+        self.context.set_default_timeout(PATIENCE_MS)
         self.page = self.context.new_page()
         self.local_prefix = local_prefix
         self.context.route("**/*", self._route)
@@ -81,8 +87,7 @@ class Visit:
         if self.page.locator(".math").count():
             try:
                 self.page.wait_for_function(
-                    "window.MathJax && MathJax.startup && MathJax.startup.promise",
-                    timeout=10_000)
+                    "window.MathJax && MathJax.startup && MathJax.startup.promise")
                 self.page.evaluate("MathJax.startup.promise")
             except PlaywrightError as error:
                 self.problems.append(f"MathJax did not start: {str(error).splitlines()[0]}")
@@ -280,6 +285,7 @@ def transfer(browser, url, width, height):
 
     context = browser.new_context(viewport={"width": width, "height": height},
                                   service_workers="block")
+    context.set_default_timeout(PATIENCE_MS)
     page = context.new_page()
     responses = []
 

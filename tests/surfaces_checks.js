@@ -258,7 +258,8 @@
       const heading = section.querySelector(':scope > h1, :scope > h2, :scope > h3');
       if (!heading || !/^Cvičení/.test(heading.textContent.trim())) return;
       section.querySelectorAll('div.cell').forEach(cell => {
-        if (!cell.closest('div.exercise, div.solution')) {
+        // a cell that shows nothing (input removed, no output) gives nothing away
+        if (!cell.closest('div.exercise, div.solution') && cell.textContent.trim()) {
           loose.push('#' + section.id + ': „' + cell.textContent.trim().replace(/\s+/g, ' ').slice(0, 50) + '…“');
         }
       });
