@@ -461,6 +461,11 @@ def verdict(key, answer):
     if x.size != e.size:
         return Verdict(False, f"Čekám {_count(e.size)}, odpověď jich má "
                               f"{_count(x.size).split()[0]}.")
+    if x.shape != e.shape and e.ndim <= 1 and np.squeeze(x).ndim <= 1:
+        x = x.reshape(e.shape)  # the same numbers written as a row or a column
+    if x.shape != e.shape and e.ndim <= 1:
+        return Verdict(False, f"Čekám {_count(e.size)} v jedné řadě (seznam nebo vektor); "
+                              "odpověď je tabulka.")
     if x.shape != e.shape:
         rows, columns = (_WITH.get(n, str(n)) for n in e.shape)
         preposition = "se" if rows[0] in "dtč" else "s"

@@ -72,6 +72,9 @@ def test_the_books_answer_is_accepted(key):
     assert verdict(key, expected(key)).correct is True
     # an exact count computed in floating point (2 / 0.1² is 199.99999999999997)
     assert verdict(key, expected(key) * (1 - 1e-15)).correct is True
+    if expected(key).ndim == 1:  # the same numbers as a column or a row of a table
+        for shape in ((-1, 1), (1, -1)):
+            assert verdict(key, expected(key).reshape(shape)).correct is True, (key, shape)
 
 
 def _wrong_answers(e):
@@ -111,6 +114,7 @@ def test_the_message_says_how_far_off_without_the_value():
     two = verdict("2.1", (874, 13_835)).message
     assert two.startswith("Zatím ne: druhé číslo je o ") and "ostatní jsou správně" in two
     assert "tabulku se dvěma řádky a dvěma sloupci" in verdict("8.1", [12, 6, 15, 15]).message
+    assert "v jedné řadě" in verdict("4.1", np.zeros((2, 3))).message
 
 
 def _formats(value):
