@@ -8,7 +8,10 @@
  *    column scrolls in its own box; such a box gets a tab stop so it can be scrolled from
  *    the keyboard (the theme does the same for code, outputs and tables, not for MathJax's
  *    boxes).
- * 2. Before printing: a page in dark mode switches to light (paper is white), every slider
+ * 2. A table wider than its column (a phone) is shown as cards: each row a box, each cell
+ *    on a line of its own after its column's heading (data-label, written here from the
+ *    table's head). Whether it fits is measured in the table's own form.
+ * 3. Before printing: a page in dark mode switches to light (paper is white), every slider
  *    goes back to its start value (the figure and readout the chapter opens with), a
  *    formula or table still wider than the paper's column is scaled down to fit instead of
  *    being cut, and code is split into lines, so that a wrapped line keeps its indentation.
@@ -41,6 +44,40 @@
   function fitFormulas() {
     chooseBreaks();
     addTabStops();
+    stackTables();
+  }
+
+  /* The width a table may take: its column (an admonition's or the article's, less the
+   * padding), as tests/surfaces_checks.js measures it. */
+  function columnWidth(table) {
+    var box = table.parentElement.closest(
+      ".admonition, .exercise, .solution, .proof, .topic, blockquote, li, td, th") ||
+      table.closest("article") || document.body;
+    var style = getComputedStyle(box);
+    return box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  }
+
+  function labelCells(table) {
+    var heads = table.querySelectorAll("thead th");
+    table.querySelectorAll("tbody tr").forEach(function (row) {
+      Array.prototype.forEach.call(row.children, function (cell, k) {
+        if (heads[k] && !cell.hasAttribute("data-label")) {
+          cell.setAttribute("data-label", heads[k].textContent.replace(/\s+/g, " ").trim());
+        }
+      });
+    });
+  }
+
+  function stackTables() {
+    document.querySelectorAll(".bd-article table").forEach(function (table) {
+      if (!table.querySelector("thead th") || table.closest("td, th")) return;
+      table.classList.remove("ac-stacked");
+      var width = Math.max(table.scrollWidth, table.getBoundingClientRect().width);
+      if (width > columnWidth(table) + 1) {
+        labelCells(table);
+        table.classList.add("ac-stacked");
+      }
+    });
   }
 
   function addTabStops() {
