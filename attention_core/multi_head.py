@@ -129,7 +129,7 @@ def unstack_heads(grad_W, heads):
 
 def _per_head(M, b, n, h):
     """(b n, h c) columns of h heads as (b, h, n, c), a view (never a copy)."""
-    return M.reshape(b, n, h, -1, copy=False).transpose(0, 2, 1, 3)
+    return M.reshape(b, n, h, -1).transpose(0, 2, 1, 3)
 
 
 def forward(X, W, W_O, h, mask=None, n_queries=None):
