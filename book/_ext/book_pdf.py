@@ -383,6 +383,9 @@ def print_pdf(root_html, target, title, author, chromium):
             # the numbers written into the contents can move what follows (a longer line, a
             # page more); print again with the new numbers until they stay where they are
             for _ in range(4):
+                # the same preparation before every print (printing resizes the page and
+                # may fire afterprint, which undoes it)
+                page.evaluate("window.bookPrint.restore(); window.bookPrint.prepare();")
                 page.evaluate("""(numbers) => {
                     document.querySelectorAll('.pdf-toc-list li').forEach(li => {
                       const n = numbers[li.dataset.target];

@@ -120,7 +120,9 @@
   var resizeTimer = null;
   window.addEventListener("resize", function () {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(fitFormulas, 200);
+    // while the page is prepared for print, the print's choices stand (printing itself
+    // resizes the page; a refit then would print the next copy laid out for the screen)
+    resizeTimer = setTimeout(function () { if (!undo.length) fitFormulas(); }, 200);
   });
   function start() {
     markNumbers();
