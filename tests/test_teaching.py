@@ -245,3 +245,26 @@ def test_built_english_index(built_html):
         assert czech.select_one('a[href^="glosar.html#term-"]'), row
     glossary = (built_html / "glosar.html").read_text(encoding="utf-8")
     assert 'href="anglicke_pojmy.html"' in glossary
+
+
+def test_the_page_quotes_the_hosting_setup_as_it_is():
+    """„Jak knihu dát třídě“ names what only the hosted build has by the names the build
+    uses: the workflow and its variables, the PDF command and the menu entries, the install
+    cell's error."""
+    import book_pdf
+    import figure_pack
+    import reader_notebooks
+
+    text = " ".join(TEACHERS.read_text(encoding="utf-8").split())
+    workflow = (BOOK.parent / ".github" / "workflows" / "book.yml").read_text(encoding="utf-8")
+    for variable in ("BOOK_BASE_URL", "BOOK_REPOSITORY_URL"):
+        assert f"`{variable}`" in text and f"{variable}:" in workflow
+    assert "run: python book/_ext/book_pdf.py" in workflow
+    assert "`python book/_ext/book_pdf.py`" in text and "`jupyter-book build book/`" in text
+    assert f"„{book_pdf.LINK_TEXT}“" in text and f"„{figure_pack.LINK_TEXT}“" in text
+    error = "Nevím, odkud balíčky knihy nainstalovat"
+    assert error in reader_notebooks.install_cell("", "0", ["a"]) and f"„{error}“" in text
+    assert "`BOOK_JUPYTERHUB_URL`" in text
+    requires = re.search(r'^requires-python = ">=(\d+\.\d+)"$',
+                         (BOOK.parent / "pyproject.toml").read_text(encoding="utf-8"), re.M)
+    assert f"Python {requires[1]} nebo novější" in text
