@@ -269,11 +269,15 @@ class TitledExerciseReferences(SphinxPostTransform):
             ref.children[0].replace_self(nodes.inline(label, label, classes=["std-numref"]))
 
 
-def notebook_sources(srcdir):
+def notebook_sources(srcdir, env=None):
     """The chapters' and the appendix's sources by docname, in the book's order (chapters by
-    number, the appendix last); read from the files, so a directive needs no other page."""
+    number, the appendix last); read from the files, so a directive needs no other page.
+    With ``env``, the page being read depends on them (it is read again when one changes)."""
     paths = sorted(Path(srcdir).glob("[0-9][0-9]_*.md")) + [Path(srcdir, "dodatek.md")]
-    return {p.stem: p.read_text(encoding="utf-8") for p in paths if p.is_file()}
+    paths = [p for p in paths if p.is_file()]
+    for path in paths if env is not None else ():
+        env.note_dependency(str(path))
+    return {p.stem: p.read_text(encoding="utf-8") for p in paths}
 
 
 def chapter_label(docname):
@@ -382,7 +386,8 @@ class ExerciseTable(SphinxDirective):
         head = nodes.thead()
         head += nodes.row("", *(_cell(nodes.Text(h)) for h in header))
         body = nodes.tbody()
-        for page, (lab, home) in lab_and_homework(notebook_sources(self.env.srcdir)).items():
+        sources = notebook_sources(self.env.srcdir, self.env)
+        for page, (lab, home) in lab_and_homework(sources).items():
             cells = [_chapter_ref(page, self.env.docname)]
             cells += [nodes.inline("", "", *_joined([_exercise_ref(x, self.env.docname)
                                                      for x in labels]))
@@ -406,7 +411,7 @@ class TeachingPlan(SphinxDirective):
     option_spec = {"vsechna": directives.flag}
 
     def run(self):
-        sources = notebook_sources(self.env.srcdir)
+        sources = notebook_sources(self.env.srcdir, self.env)
         parts, problems = plan_minutes(parse_plan(self.content), sources,
                                        complete="vsechna" in self.options)
         for problem in problems:
