@@ -207,7 +207,9 @@ def test_built_estimates_table(built_html):
     # the plans: every part with its minutes, the exercises linked by their titles
     plan_items = page.select("ul.teaching-plan > li li")
     assert len(plan_items) == sum(len(lines) for lines, _complete in plans())
-    assert all(" min)" in li.get_text() or "zájemce" in li.get_text() for li in plan_items)
+    assert all(re.search(r"\d\s*min\): ", li.get_text()) or "zájemce" in li.get_text()
+               for li in plan_items)
+    assert re.search(r"dodatek, Cvičení\s1\s", page.select_one("ul.teaching-plan").get_text())
 
 
 GLOSSARY = (BOOK / "glosar.md").read_text(encoding="utf-8")

@@ -430,7 +430,7 @@ class TeachingPlan(SphinxDirective):
                     continue
                 kind = PARTS[part]
                 if kind == "exercises":
-                    refs = _joined([_exercise_ref(x, self.env.docname) for x in items])
+                    refs = _joined([self.exercise(x) for x in items])
                 else:
                     refs = _joined([_chapter_ref(x, self.env.docname) for x in items],
                                    ", ", " a ")
@@ -443,6 +443,14 @@ class TeachingPlan(SphinxDirective):
                 inner += nodes.list_item("", entry)
         NbMetadataCollector.set_doc_data(self.env, self.env.docname, METADATA_KEY, True)
         return [weeks]
+
+    def exercise(self, label):
+        """An exercise's reference; the appendix's, numbered 1, 2, … without a chapter,
+        say where they are ("dodatek, Cvičení 1 …")."""
+        ref = _exercise_ref(label, self.env.docname)
+        if label.startswith("cv-dodatek-"):
+            return nodes.inline("", "", nodes.Text("dodatek, "), ref)
+        return ref
 
 
 def rewrite_after_execution(app, env):
