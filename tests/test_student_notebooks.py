@@ -15,6 +15,7 @@ of the built HTML, under their Czech names.
 import ast
 import builtins
 import re
+import sys
 
 import jupytext
 import nbformat
@@ -22,7 +23,10 @@ import pytest
 from bs4 import BeautifulSoup
 from nbclient import NotebookClient
 
-from chapters import chapter_paths
+from chapters import BOOK, chapter_paths
+
+sys.path.insert(0, str(BOOK / "_ext"))
+import reader_notebooks  # noqa: E402
 
 #: The chapters whose student editions the test executes (cheap ones, with exercise cells
 #: that build on the chapter's variables).
@@ -110,6 +114,35 @@ def test_student_edition_has_no_solution(built_html, path):
             == headings.findall("\n".join(c.source for c in teacher.cells)))
     assert student_text.count("Notebook bez řešení.") == 1
     assert student.cells[0].source == teacher.cells[0].source  # the install cell
+    # the introduction of "Cvičení" does not speak of folded solutions the edition lacks
+    intro = exercises_intro(student)
+    assert "V tomto vydání řešení chybějí." in intro, path.name
+    assert not reader_notebooks.FOLDED_SOLUTIONS.search(intro), f"{path.name}: {intro}"
+
+
+def exercises_intro(nb):
+    """The text between a notebook's heading "Cvičení" and its first exercise."""
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    start = re.search(r"^## Cvičení[ \t]*$", text, re.M).end()
+    return text[start:start + re.search(r"^#### ", text[start:], re.M).start()]
+
+
+def test_student_notes_replace_the_paragraph_on_folded_solutions():
+    folded = ("Každé řešení je sbalené pod svým cvičením; rozbalte ho až po vlastním pokusu.\n"
+              "Cvičení potřebují běžící notebook.")
+    exercises = f"Shrnutí.\n\n## Cvičení\n\n{folded}\n\nDruhý odstavec zůstane.\n\n"
+    cells = [nbformat.v4.new_markdown_cell("# Kapitola\n\nÚvod."),
+             nbformat.v4.new_markdown_cell(exercises + "#### Cvičení 1.1\n\nZadání."),
+             nbformat.v4.new_markdown_cell("#### Cvičení 1.2 (Sbalené bloky)\n\nZadání.")]
+    reader_notebooks.add_student_notes(cells)
+    assert "Notebook bez řešení." in cells[0].source
+    notes = list(reader_notebooks.STUDENT_NOTES.values())
+    assert cells[1].source == (f"Shrnutí.\n\n## Cvičení\n\n{notes[1]}\n\n"
+                               "Druhý odstavec zůstane.\n\n#### Cvičení 1.1\n\nZadání.")
+    assert cells[2].source == "#### Cvičení 1.2 (Sbalené bloky)\n\nZadání."  # exercises kept
+    ends = [nbformat.v4.new_markdown_cell(f"## Cvičení\n\n{folded}")]
+    reader_notebooks.add_student_notes(ends)
+    assert ends[0].source == f"## Cvičení\n\n{notes[1]}\n"
 
 
 def unbound(cells):

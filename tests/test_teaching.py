@@ -3,8 +3,11 @@
 - „Pro vyučující“ (``book/pro_vyucujici.md``): its table of reading and working times is
   computed at build time (``book/_ext/teaching_estimates.py``) from each chapter's words,
   displayed formulas, exercises and this build's execution time, a row for every chapter and
-  the appendix; the page names every chapter, and its table of lab and homework exercises
-  lists every exercise of the book exactly once.
+  the appendix, and totals that are the sums of the rounded rows; the page names every
+  chapter; its table of lab and homework exercises (sorted by the kind in each exercise's
+  title) lists every exercise of the book exactly once; its plans' lectures and labs fit
+  their 90 minutes by the same estimates, no exercise is given twice, and the three-week plan
+  gives every exercise of the chapters it teaches.
 - „Anglicko-český slovníček“ (``book/anglicke_pojmy.md``, ``book/_ext/english_index.py``):
   every English name of the glossary, sorted, each with its Czech term linked to the entry.
 """
@@ -78,7 +81,24 @@ def test_estimate_adds_reading_exercises_and_execution():
     assert e["reading"] == pytest.approx(10 / te.WORDS_PER_MINUTE + te.MINUTES_PER_FORMULA)
     assert e["working"] == pytest.approx(te.EXERCISE_MINUTES[2] + te.EXERCISE_MINUTES[0] + 1.5)
     assert te.estimate(CHAPTER, None)["working"] == pytest.approx(40)
-    assert te.hours(61) == "1,25 h" and te.hours(60) == "1,00 h"
+
+
+def test_totals_are_the_sums_of_the_shown_rows():
+    estimates = [{"words": 10, "formulas": 1, "exercises": 2, "runtime": 0.4,
+                  "reading": 20.4, "working": 40.4},
+                 {"words": 5, "formulas": 0, "exercises": 1, "runtime": None,
+                  "reading": 10.4, "working": 9.4}]
+    rows, total = te.shown_rows(estimates)
+    assert [(r["reading"], r["working"], r["quarters"]) for r in rows] == [(20, 40, 4), (10, 9, 2)]
+    assert rows[0]["runtime"] == 0 and rows[1]["runtime"] is None
+    assert (total["reading"], total["working"], total["quarters"]) == (30, 49, 6)
+    assert total["runtime"] == 0 and total["words"] == 15
+
+
+def test_exercises_with_their_marks_and_kinds():
+    assert te.exercises(CHAPTER) == [("cv-x", 2, None), ("cv-y", 0, None)]
+    marked = "```{exercise-start} Delší klíč · ★ · předpověď a ověření\n:label: cv-z\n```\n"
+    assert te.exercises(marked) == [("cv-z", 1, "předpověď a ověření")]
 
 
 def test_the_page_states_the_estimates_constants():
@@ -103,15 +123,60 @@ def test_the_page_names_every_chapter_and_the_appendix():
     assert "```{odhad-casu} podklady" in text and "```{odhad-casu} odhad" in text
 
 
+def book_labels():
+    return [label for page in NOTEBOOK_PAGES for label in
+            re.findall(r"^```\{exercise(?:-start)?\}.*\n:label: (\S+)",
+                       page.read_text(encoding="utf-8"), re.M)]
+
+
 def test_every_exercise_is_in_the_lab_or_homework_table_once():
-    labels = [label for page in NOTEBOOK_PAGES for label in
-              re.findall(r"^```\{exercise-start\}.*\n:label: (\S+)",
-                         page.read_text(encoding="utf-8"), re.M)]
-    rows = [line for line in TEACHERS.read_text(encoding="utf-8").splitlines()
-            if line.startswith("| ") and "{ref}" in line]
-    listed = [label for row in rows for label in re.findall(r"\{ref\}`([^`]+)`", row)]
-    assert sorted(listed) == sorted(labels)
+    assert "```{cviceni-rozdeleni}" in TEACHERS.read_text(encoding="utf-8")
+    table = te.lab_and_homework(te.notebook_sources(BOOK))
+    assert list(table) == [page.stem for page in NOTEBOOK_PAGES]
+    listed = [label for lab, home in table.values() for label in lab + home]
+    assert sorted(listed) == sorted(book_labels())
     assert len(set(listed)) == len(listed)
+    kinds = {label: kind for page in NOTEBOOK_PAGES
+             for label, _stars, kind in te.exercises(page.read_text(encoding="utf-8"))}
+    for lab, home in table.values():
+        assert all(kinds[x] in te.LAB_KINDS for x in lab)
+        assert all(kinds[x] not in te.LAB_KINDS for x in home)
+    text = " ".join(TEACHERS.read_text(encoding="utf-8").split())
+    assert all(f"*{kind}*" in text for kind in te.LAB_KINDS + ("odvození",))
+
+
+def plans():
+    """The page's plans: (their lines, whether every exercise must be given)."""
+    for body in re.findall(r"^```\{rozvrh\}\n(.*?)^```", TEACHERS.read_text(encoding="utf-8"),
+                           re.S | re.M):
+        lines = body.splitlines()
+        yield [line for line in lines if not line.startswith(":")], ":vsechna:" in lines
+
+
+def test_the_plans_fit_their_slots_and_give_each_exercise_once():
+    found = list(plans())
+    assert len(found) == 2 and found[0][1]  # three weeks (every exercise), one week
+    sources = te.notebook_sources(BOOK)
+    for lines, complete in found:
+        parts, problems = te.plan_minutes(te.parse_plan(lines), sources, complete)
+        assert not problems
+        for _week, part, _items, minutes in parts:
+            if part in ("přednáška", "laboratoř"):
+                assert 0 < minutes <= te.SLOT_MINUTES
+    text = " ".join(TEACHERS.read_text(encoding="utf-8").split())
+    assert f"obojí po {te.SLOT_MINUTES} minutách" in text
+
+
+def test_a_plan_that_breaks_a_rule_is_reported():
+    sources = te.notebook_sources(BOOK)
+    plan = te.parse_plan(["1 | přednáška | 04_nasyceni_softmaxu 09_blok_transformeru",
+                          "1 | laboratoř | cv-01-delsi-klic cv-nic",
+                          "1 | úkol | cv-01-delsi-klic"])
+    _parts, problems = te.plan_minutes(plan, sources, complete=True)
+    assert any("přednáška" in p and "> 90 min" in p for p in problems)
+    assert any("'cv-nic'" in p for p in problems)
+    assert any("cv-01-delsi-klic is given 2 times" in p for p in problems)
+    assert any("cv-04-" in p and "neither" in p for p in problems)
 
 
 @pytest.mark.build
@@ -128,10 +193,23 @@ def test_built_estimates_table(built_html):
         assert estimate.select("td")[-1].get_text().endswith(" h")
     assert sources[-1].get_text(" ", strip=True).startswith("Celkem")
     assert estimates[-1].get_text(" ", strip=True).startswith("Celkem")
-    # the exercises are linked by their titles
-    lab = page.find(id="cviceni-do-laboratore-a-za-domaci-ukol")
-    assert len(lab.select("table a.reference")) == len(re.findall(
-        r"\{ref\}", TEACHERS.read_text(encoding="utf-8").split("## Rozvrh")[0]))
+    # the totals are the sums of the rows as shown
+    numbers = [[float(re.sub(r"[^\d,]", "", td.get_text()).replace(",", "."))
+                for td in row.select("td")[1:]] for row in estimates]
+    for column in range(3):
+        assert sum(row[column] for row in numbers[:-1]) == pytest.approx(numbers[-1][column])
+    # the exercises are linked by their titles, each once
+    lab = page.select_one("table.teaching-exercises")
+    links = lab.select("a.reference")
+    exercises = [a for a in links if a.get_text().startswith("Cvičení")]
+    assert len(exercises) == len(book_labels()) == len(links) - len(NOTEBOOK_PAGES)
+    assert all("★" in a.get_text() for a in exercises)
+    # the plans: every part with its minutes, the exercises linked by their titles
+    plan_items = page.select("ul.teaching-plan > li li")
+    assert len(plan_items) == sum(len(lines) for lines, _complete in plans())
+    assert all(re.search(r"\d\s*min\): ", li.get_text()) or "zájemce" in li.get_text()
+               for li in plan_items)
+    assert re.search(r"dodatek, Cvičení\s1\s", page.select_one("ul.teaching-plan").get_text())
 
 
 GLOSSARY = (BOOK / "glosar.md").read_text(encoding="utf-8")
@@ -140,14 +218,21 @@ GLOSSARY = (BOOK / "glosar.md").read_text(encoding="utf-8")
 def test_english_index_holds_every_english_name_sorted():
     pairs = english_index.english_to_czech(GLOSSARY)
     assert ("KV cache", "mezipaměť klíčů a hodnot") in pairs
-    assert ("layer", "blok transformeru") in pairs and ("LayerNorm", "normalizace vrstvy") in pairs
+    assert ("transformer block", "blok transformeru") in pairs
+    assert ("LayerNorm", "normalizace vrstvy") in pairs
+    # no name that means something else in English: "layer" is any layer of a network
+    assert "layer" not in {name for name, _term in pairs}
+    assert ("mean", "průměr") in pairs and ("mean", "střední hodnota") in pairs
+    assert ("restricted self-attention", "omezená sebepozornost") in pairs
+    assert ("underflow", "podtečení") in pairs and ("plateau", "plošina") in pairs
     assert ("adaptive moment estimation", "Adam") in pairs
     keys = [english_index.english_key(name) for name, _term in pairs]
     assert keys == sorted(keys)
     czech = {term for _name, term in pairs}
     for term, definition in english_index.glossary_entries(GLOSSARY):
         assert (term in czech) == definition.startswith("(angl."), term
-    assert "činitel gradientu" not in czech
+    # the book's own names, which English texts do not use
+    assert {"činitel gradientu", "měkký slovník", "průměrování"}.isdisjoint(czech)
 
 
 @pytest.mark.build
@@ -162,3 +247,26 @@ def test_built_english_index(built_html):
         assert czech.select_one('a[href^="glosar.html#term-"]'), row
     glossary = (built_html / "glosar.html").read_text(encoding="utf-8")
     assert 'href="anglicke_pojmy.html"' in glossary
+
+
+def test_the_page_quotes_the_hosting_setup_as_it_is():
+    """„Jak knihu dát třídě“ names what only the hosted build has by the names the build
+    uses: the workflow and its variables, the PDF command and the menu entries, the install
+    cell's error."""
+    import book_pdf
+    import figure_pack
+    import reader_notebooks
+
+    text = " ".join(TEACHERS.read_text(encoding="utf-8").split())
+    workflow = (BOOK.parent / ".github" / "workflows" / "book.yml").read_text(encoding="utf-8")
+    for variable in ("BOOK_BASE_URL", "BOOK_REPOSITORY_URL"):
+        assert f"`{variable}`" in text and f"{variable}:" in workflow
+    assert "run: python book/_ext/book_pdf.py" in workflow
+    assert "`python book/_ext/book_pdf.py`" in text and "`jupyter-book build book/`" in text
+    assert f"„{book_pdf.LINK_TEXT}“" in text and f"„{figure_pack.LINK_TEXT}“" in text
+    error = "Nevím, odkud balíčky knihy nainstalovat"
+    assert error in reader_notebooks.install_cell("", "0", ["a"]) and f"„{error}“" in text
+    assert "`BOOK_JUPYTERHUB_URL`" in text
+    requires = re.search(r'^requires-python = ">=(\d+\.\d+)"$',
+                         (BOOK.parent / "pyproject.toml").read_text(encoding="utf-8"), re.M)
+    assert f"Python {requires[1]} nebo novější" in text

@@ -27,7 +27,8 @@ Two editions of every chapter (issue 20): the teacher's, ``<page>.ipynb``, with 
 as above, and the student's, ``<page>-bez-reseni.ipynb``, without any: everything between a
 ``{solution-start}`` and its ``{solution-end}`` (the text and every code cell, with the hidden
 asserts that check the solution's numbers) is left out, and a note under the chapter's title
-and under "Cvičení" says so. Neither edition has outputs. The download menu offers both,
+and under "Cvičení" says so (replacing there the paragraph on folded solutions). Neither
+edition has outputs. The download menu offers both,
 "Notebook s řešeními" and "Notebook bez řešení" (``attention_book.py``).
 """
 
@@ -59,6 +60,11 @@ STUDENT_NOTES = {
     r"^## Cvičení[ \t]*$": "> V tomto vydání řešení chybějí. Buňky, které patří k zadání "
                            "cvičení, zůstaly: v nich své odpovědi ověříte.",
 }
+
+#: A paragraph of the "Cvičení" introduction that speaks of the folded solutions ("Každé
+#: řešení je sbalené pod svým cvičením; rozbalte ho …"): the student edition has none, so it
+#: leaves the paragraph out rather than contradict its own note.
+FOLDED_SOLUTIONS = re.compile(r"sbalen|rozbal", re.I)
 
 ROLE = re.compile(r"\{(?P<role>[a-z:]+)\}`(?P<body>[^`]*)`")
 EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
@@ -361,13 +367,28 @@ def reader_notebook(source_path, html_path, glue_path, env, docname, base, insta
 
 def add_student_notes(cells):
     """The student edition's notes, each under the first line it belongs to (the chapter's
-    title, the heading "Cvičení")."""
+    title, the heading "Cvičení"); under "Cvičení" the note replaces the introduction's
+    paragraphs about folded solutions (:data:`FOLDED_SOLUTIONS`)."""
     for heading, note in STUDENT_NOTES.items():
         for cell in cells:
             if cell.cell_type == "markdown" and re.search(heading, cell.source, re.M):
                 cell.source = re.sub(heading, lambda m, n=note: f"{m[0]}\n\n{n}", cell.source,
                                      count=1, flags=re.M)
+                if "Cvičení" in heading:
+                    cell.source = without_folded_solutions(cell.source)
                 break
+
+
+def without_folded_solutions(text):
+    """``text`` (a cell with the heading "Cvičení") without the paragraphs between that
+    heading and the first exercise that speak of folded solutions."""
+    start = re.search(r"^## Cvičení[ \t]*$", text, re.M).end()
+    first = re.search(r"^#### ", text[start:], re.M)
+    end = start + first.start() if first else len(text)
+    paragraphs = re.split(r"\n[ \t]*\n", text[start:end].strip("\n"))
+    kept = [p for p in paragraphs if not FOLDED_SOLUTIONS.search(p)]
+    middle = "\n\n".join(kept)
+    return text[:start] + "\n\n" + middle + ("\n\n" if text[end:] else "\n") + text[end:]
 
 
 def editions(docname):

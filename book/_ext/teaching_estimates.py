@@ -16,17 +16,32 @@ when the chapter changes:
 
 The execution times are known only once every chapter has been executed, so the table is
 put in when the page is written (a post-transform) and the page is written again whenever a
-chapter was executed (as myst-nb's own ``nb-exec-table``).
+chapter was executed (as myst-nb's own ``nb-exec-table``). A row's numbers are rounded to
+whole minutes (its total up to a quarter of an hour), and the row of totals adds the rounded
+numbers the rows show (:func:`shown_rows`), so the table adds up as printed.
+
+Two more directives use the same estimates (issue 20, review of session 25):
+
+- ``{cviceni-rozdeleni}``: the table of exercises for the lab and for homework, sorted by
+  the kind each exercise's title names (:data:`LAB_KINDS`: those done in the notebook);
+- ``{rozvrh}``: a teaching plan, one line per part of a week (``1 | přednáška | 01_mekky_slovnik
+  02_uloha_one_hot``), shown with each part's estimated minutes; a lecture (its chapters'
+  reading time) and a lab (its exercises' time) must fit :data:`SLOT_MINUTES`, an exercise
+  may be given once, and with ``:vsechna:`` every exercise of the chapters the plan teaches
+  is given. A plan that breaks a rule is a warning, which fails the strict build.
 """
 
 import math
 import re
+from collections import Counter
 from pathlib import Path
 
 from docutils import nodes
+from docutils.parsers.rst import directives
 from myst_nb.sphinx_ import NbMetadataCollector
 from sphinx import addnodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from attention_display.style import cz
@@ -40,7 +55,16 @@ MINUTES_PER_FORMULA = 1
 #: Minutes for an exercise by its number of ★ (0: not marked).
 EXERCISE_MINUTES = {0: 20, 1: 10, 2: 20, 3: 40}
 
+#: A lecture and a lab of the plans: 90 minutes each.
+SLOT_MINUTES = 90
+
+#: The exercises' kinds (named in their titles) that are worked in the chapter's notebook
+#: and so suit the lab; the others (odvození, no kind named) suit homework.
+LAB_KINDS = ("předpověď a ověření", "programování")
+
 METADATA_KEY = "has_teaching_estimates"
+
+logger = logging.getLogger(__name__)
 
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 _CODE_CELL = re.compile(r"^```\{code-cell\}.*?^```\s*$", re.S | re.M)
@@ -52,6 +76,7 @@ _ROLE_TARGET = re.compile(r"\{[a-z:-]+\}`([^`<]*?)\s*(?:<[^`]*>)?`")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _WORD = re.compile(r"[^\W\d_](?:[\w'’-]*\w)?")
 _EXERCISE = re.compile(r"^```\{exercise(?:-start)?\}(.*)$", re.M)
+_LABELLED = re.compile(r"^```\{exercise(?:-start)?\}(.*)\n:label: (\S+)", re.M)
 
 
 def _without_solutions_and_code(text):
@@ -82,19 +107,30 @@ def exercise_stars(text):
     return [title.count("★") for title in _EXERCISE.findall(text)]
 
 
+def exercises(text):
+    """(label, ★ count, kind) of each of a chapter's exercises; the kind is the last part
+    of the title after "·" when it is one of the book's three kinds, else ``None``."""
+    found = []
+    for title, label in _LABELLED.findall(text):
+        last = title.rsplit("·", 1)[-1].strip()
+        kind = last if last in ("předpověď a ověření", "odvození", "programování") else None
+        found.append((label, title.count("★"), kind))
+    return found
+
+
+def exercise_minutes(stars):
+    """Minutes for an exercise with ``stars`` ★ (0: not marked, as ★★)."""
+    return EXERCISE_MINUTES[min(stars, 3)]
+
+
 def estimate(text, runtime):
     """Reading and working minutes of a chapter's source ``text``, its code having run
     ``runtime`` seconds (``None``: not executed in this build)."""
     words, formulas, stars = prose_words(text), displayed_formulas(text), exercise_stars(text)
     reading = words / WORDS_PER_MINUTE + formulas * MINUTES_PER_FORMULA
-    working = sum(EXERCISE_MINUTES[min(s, 3)] for s in stars) + (runtime or 0) / 60
+    working = sum(exercise_minutes(s) for s in stars) + (runtime or 0) / 60
     return {"words": words, "formulas": formulas, "exercises": len(stars),
             "runtime": runtime, "reading": reading, "working": working}
-
-
-def hours(minutes):
-    """Minutes as Czech hours to a quarter of an hour, e.g. "1,25 h"."""
-    return cz(math.ceil(minutes / 15) / 4, 2) + " h"
 
 
 def _cell(*children):
@@ -114,12 +150,31 @@ def _row(first, values):
     return nodes.row("", *(_cell(c) for c in cells))
 
 
-def _numbers(e, kind):
+def shown_numbers(e):
+    """The numbers a row shows, rounded: words, formulas, exercises, seconds of execution
+    (``None``: not executed), minutes of reading and of working, and the quarter hours of
+    the shown minutes together."""
+    reading, working = round(e["reading"]), round(e["working"])
+    runtime = None if e["runtime"] is None else round(e["runtime"])
+    return {"words": e["words"], "formulas": e["formulas"], "exercises": e["exercises"],
+            "runtime": runtime, "reading": reading, "working": working,
+            "quarters": math.ceil((reading + working) / 15)}
+
+
+def shown_rows(estimates):
+    """The shown numbers of every row and, last, their totals: each total is the sum of
+    the rounded numbers above it, so the printed table adds up."""
+    rows = [shown_numbers(e) for e in estimates]
+    total = {key: sum(row[key] or 0 for row in rows) for key in rows[0]} if rows else {}
+    return rows, total
+
+
+def _numbers(row, kind):
     if kind == "podklady":
-        runtime = "–" if e["runtime"] is None else cz(e["runtime"], 0) + " s"
-        return (cz(e["words"], 0), str(e["formulas"]), str(e["exercises"]), runtime)
-    return (cz(round(e["reading"]), 0) + " min", cz(round(e["working"]), 0) + " min",
-            hours(e["reading"] + e["working"]))
+        runtime = "–" if row["runtime"] is None else cz(row["runtime"], 0) + " s"
+        return (cz(row["words"], 0), str(row["formulas"]), str(row["exercises"]), runtime)
+    return (cz(row["reading"], 0) + " min", cz(row["working"], 0) + " min",
+            cz(row["quarters"] / 4, 2) + " h")
 
 
 def chapter_pages(env):
@@ -147,21 +202,19 @@ def estimates_table(env, docname, kind):
     head = nodes.thead()
     head += nodes.row("", *(_cell(nodes.Text(h)) for h in header))
     body = nodes.tbody()
-    total = {"words": 0, "formulas": 0, "exercises": 0, "runtime": 0.0, "reading": 0.0,
-             "working": 0.0}
-    for page in chapter_pages(env):
-        data = NbMetadataCollector.get_exec_data(env, page) or {}
-        text = Path(env.doc2path(page)).read_text(encoding="utf-8")
-        e = estimate(text, data.get("runtime"))
-        for key in total:
-            total[key] += e[key] or 0
+    pages = chapter_pages(env)
+    estimates = [estimate(Path(env.doc2path(page)).read_text(encoding="utf-8"),
+                          (NbMetadataCollector.get_exec_data(env, page) or {}).get("runtime"))
+                 for page in pages]
+    rows, total = shown_rows(estimates)
+    for page, row in zip(pages, rows):
         number = env.toc_secnumbers.get(page, {}).get("")
         label = ".".join(map(str, number)) if number else env.titles[page].astext()
         label = label.split(":")[0]  # "Dodatek: co kniha předpokládá" → "Dodatek"
         link = addnodes.pending_xref("", nodes.inline(text=label), refdomain="std",
                                      reftype="doc", reftarget="/" + page, refexplicit=True,
                                      refwarn=True, refdoc=docname)
-        body += _row(link, _numbers(e, kind))
+        body += _row(link, _numbers(row, kind))
     body += _row(nodes.strong(text="Celkem"), _numbers(total, kind))
     group += [head, body]
     return table
@@ -216,6 +269,190 @@ class TitledExerciseReferences(SphinxPostTransform):
             ref.children[0].replace_self(nodes.inline(label, label, classes=["std-numref"]))
 
 
+def notebook_sources(srcdir, env=None):
+    """The chapters' and the appendix's sources by docname, in the book's order (chapters by
+    number, the appendix last); read from the files, so a directive needs no other page.
+    With ``env``, the page being read depends on them (it is read again when one changes)."""
+    paths = sorted(Path(srcdir).glob("[0-9][0-9]_*.md")) + [Path(srcdir, "dodatek.md")]
+    paths = [p for p in paths if p.is_file()]
+    for path in paths if env is not None else ():
+        env.note_dependency(str(path))
+    return {p.stem: p.read_text(encoding="utf-8") for p in paths}
+
+
+def chapter_label(docname):
+    """A chapter's number from its file name ("02_uloha_one_hot" → "2"); the appendix's name."""
+    prefix = docname.split("_", 1)[0]
+    return str(int(prefix)) if prefix.isdigit() else docname
+
+
+def lab_and_homework(sources):
+    """Per page (docname): (the labels of its exercises for the lab, for homework), by kind."""
+    return {page: ([label for label, _s, kind in exercises(text) if kind in LAB_KINDS],
+                   [label for label, _s, kind in exercises(text) if kind not in LAB_KINDS])
+            for page, text in sources.items()}
+
+
+#: The parts of a week in ``{rozvrh}``: what their items are, and whether they must fit a
+#: slot of :data:`SLOT_MINUTES`.
+PARTS = {"přednáška": "chapters", "laboratoř": "exercises", "čtení": "chapters",
+         "úkol": "exercises", "rozšíření": "chapters"}
+
+
+def parse_plan(lines):
+    """``week | part | items`` lines → [(week, part, [items])]."""
+    plan = []
+    for line in lines:
+        if not line.strip():
+            continue
+        week, part, items = (field.strip() for field in line.split("|"))
+        if part not in PARTS:
+            raise ValueError(f"rozvrh: {part!r} is not one of {sorted(PARTS)}")
+        plan.append((week, part, items.split()))
+    return plan
+
+
+def plan_minutes(plan, sources, complete=False):
+    """Each part of a parsed plan with its items resolved and its minutes, and the rules it
+    breaks. A chapter's docname among a homework's (``úkol``) items stands for its exercises
+    that no lab of the plan gives; a lecture's minutes are its chapters' reading time (the
+    lecture shows what a careful reader reads in that time), a lab's and a homework's their
+    exercises' (:func:`exercise_minutes`), a reading's its chapters'."""
+    stars = {label: s for text in sources.values() for label, s, _kind in exercises(text)}
+    of_page = {page: [label for label, _s, _k in exercises(text)]
+               for page, text in sources.items()}
+    in_labs = {x for _w, part, items in plan if part == "laboratoř" for x in items}
+    problems, parts = [], []
+    for week, part, items in plan:
+        unknown = [x for x in items if x not in (stars if PARTS[part] == "exercises"
+                                                 and x.startswith("cv-") else sources)]
+        problems += [f"týden {week}, {part}: {x!r} is no exercise or chapter" for x in unknown]
+        items = [x for x in items if x not in unknown]
+        if PARTS[part] == "exercises":
+            items = [y for x in items for y in
+                     ([x] if x in stars else [e for e in of_page[x] if e not in in_labs])]
+            minutes = sum(exercise_minutes(stars[x]) for x in items)
+        else:
+            # as the table of estimates shows them: each chapter's rounded minutes
+            minutes = sum(round(estimate(sources[x], None)["reading"]) for x in items)
+        if part in ("přednáška", "laboratoř") and minutes > SLOT_MINUTES:
+            problems.append(f"týden {week}, {part}: {minutes} min > {SLOT_MINUTES} min")
+        parts.append((week, part, items, minutes))
+    given = Counter(x for _w, part, items, _m in parts if PARTS[part] == "exercises"
+                    for x in items)
+    problems += [f"{x} is given {n} times" for x, n in given.items() if n > 1]
+    if complete:
+        taught = {x for _w, part, items, _m in parts if part in ("přednáška", "čtení")
+                  for x in items}
+        problems += [f"{x} ({page}) is given neither in a lab nor as homework"
+                     for page in taught for x in of_page[page] if x not in given]
+    return parts, problems
+
+
+def _exercise_ref(label, docname):
+    return addnodes.pending_xref("", nodes.inline(label, label, classes=["xref", "std", "std-ref"]),
+                                 refdomain="std", reftype="ref", reftarget=label,
+                                 refexplicit=False, refwarn=True, refdoc=docname)
+
+
+def _chapter_ref(page, docname):
+    label = chapter_label(page)
+    return addnodes.pending_xref("", nodes.inline(text=label), refdomain="std", reftype="doc",
+                                 reftarget="/" + page, refexplicit=True, refwarn=True,
+                                 refdoc=docname)
+
+
+def _joined(refs, separator="; ", last=None):
+    """Nodes of references between separators (exercises' titles have commas of their own,
+    "Váha 0,99", so they are separated by semicolons; chapters read "1, 2 a 3")."""
+    out = []
+    for i, ref in enumerate(refs):
+        if i:
+            out.append(nodes.Text(last if last and i == len(refs) - 1 else separator))
+        out.append(ref)
+    return out
+
+
+class ExerciseTable(SphinxDirective):
+    """``{cviceni-rozdeleni}``: every exercise of the book, for the lab or for homework by its
+    kind (:func:`lab_and_homework`), a row per chapter and the appendix."""
+
+    def run(self):
+        header = ("Kapitola", "V laboratoři", "Za domácí úkol")
+        table = nodes.table(classes=["teaching-estimates", "teaching-exercises"])
+        group = nodes.tgroup(cols=3)
+        table += group
+        group += [nodes.colspec(colwidth=w) for w in (1, 4, 4)]
+        head = nodes.thead()
+        head += nodes.row("", *(_cell(nodes.Text(h)) for h in header))
+        body = nodes.tbody()
+        sources = notebook_sources(self.env.srcdir, self.env)
+        for page, (lab, home) in lab_and_homework(sources).items():
+            cells = [_chapter_ref(page, self.env.docname)]
+            cells += [nodes.inline("", "", *_joined([_exercise_ref(x, self.env.docname)
+                                                     for x in labels]))
+                      for labels in (lab, home)]
+            body += nodes.row("", *(_cell(c) for c in cells))
+        group += [head, body]
+        NbMetadataCollector.set_doc_data(self.env, self.env.docname, METADATA_KEY, True)
+        return [table]
+
+
+#: How a part of a week reads in a plan.
+PART_TITLES = {"přednáška": "Přednáška", "laboratoř": "Laboratoř", "čtení": "Čtení doma",
+               "úkol": "Domácí úkol", "rozšíření": "Pro zájemce"}
+
+
+class TeachingPlan(SphinxDirective):
+    """``{rozvrh}``: a plan, a line per part of a week (:func:`parse_plan`), shown as a list of
+    weeks, each part with its estimated minutes; a broken rule is a warning."""
+
+    has_content = True
+    option_spec = {"vsechna": directives.flag}
+
+    def run(self):
+        sources = notebook_sources(self.env.srcdir, self.env)
+        parts, problems = plan_minutes(parse_plan(self.content), sources,
+                                       complete="vsechna" in self.options)
+        for problem in problems:
+            logger.warning(f"rozvrh: {problem}", location=(self.env.docname, self.lineno))
+        weeks = nodes.bullet_list(classes=["teaching-plan"])
+        for week in dict.fromkeys(w for w, *_ in parts):
+            item = nodes.list_item()
+            weeks += item
+            title = f"Týden {week}." if len({w for w, *_ in parts}) > 1 else ""
+            if title:
+                item += nodes.paragraph("", "", nodes.strong(text=title))
+            inner = nodes.bullet_list()
+            item += inner
+            for w, part, items, minutes in parts:
+                if w != week:
+                    continue
+                kind = PARTS[part]
+                if kind == "exercises":
+                    refs = _joined([self.exercise(x) for x in items])
+                else:
+                    refs = _joined([_chapter_ref(x, self.env.docname) for x in items],
+                                   ", ", " a ")
+                # an exercise's reference reads "Cvičení 2.1 Title"
+                what = "" if kind == "exercises" else (
+                    "kapitola " if len(items) == 1 else "kapitoly ")
+                time = "" if part == "rozšíření" else f" ({cz(minutes, 0)} min)"
+                entry = nodes.paragraph("", "", nodes.emphasis(text=PART_TITLES[part]),
+                                        nodes.Text(f"{time}: {what}"), *refs)
+                inner += nodes.list_item("", entry)
+        NbMetadataCollector.set_doc_data(self.env, self.env.docname, METADATA_KEY, True)
+        return [weeks]
+
+    def exercise(self, label):
+        """An exercise's reference; the appendix's, numbered 1, 2, … without a chapter,
+        say where they are ("dodatek, Cvičení 1 …")."""
+        ref = _exercise_ref(label, self.env.docname)
+        if label.startswith("cv-dodatek-"):
+            return nodes.inline("", "", nodes.Text("dodatek, "), ref)
+        return ref
+
+
 def rewrite_after_execution(app, env):
     """A chapter was executed: write the pages with the table again."""
     if not NbMetadataCollector.new_exec_data(env):
@@ -228,6 +465,8 @@ def setup(app):
     app.add_css_file("teaching_estimates.css")  # in static/, which czech_interface serves
     app.add_node(EstimatesPlaceholder)
     app.add_directive("odhad-casu", TeachingEstimates)
+    app.add_directive("cviceni-rozdeleni", ExerciseTable)
+    app.add_directive("rozvrh", TeachingPlan)
     app.add_post_transform(FillEstimates)
     app.add_post_transform(TitledExerciseReferences)
     app.connect("env-updated", rewrite_after_execution)
