@@ -34,7 +34,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from docutils import nodes
@@ -327,11 +326,59 @@ def page_of_destinations(pdf_path):
 PATIENCE_MS = 600_000
 
 
+def _page_for_print(context, root_html, title, author):
+    """A fresh page of the single-page book, typeset, its figures loaded and laid out for
+    print with the title page and the contents (page numbers empty); returns the page and
+    the contents' ids."""
+    page = context.new_page()
+    page.set_default_timeout(PATIENCE_MS)
+    page.goto(root_html.resolve().as_uri(), wait_until="load")
+    page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
+    page.evaluate("MathJax.startup.promise")
+    untypeset = page.evaluate("""() => [...document.querySelectorAll('.math')]
+        .filter(m => !m.querySelector('mjx-container') || m.querySelector('mjx-merror'))
+        .map(m => m.textContent.slice(0, 80))""")
+    if untypeset:
+        raise RuntimeError(f"{len(untypeset)} formulas not typeset by MathJax: {untypeset[:5]}")
+    page.evaluate("document.fonts.ready.then(() => true)")
+    # Figures may be lazy ("loading=lazy"): load every image that is shown (the dark-mode
+    # pictures are not), and wait for them, five minutes at most.
+    page.evaluate("""() => Promise.race([
+        Promise.all([...document.images].filter(i => i.getClientRects().length)
+          .map(i => { i.loading = 'eager'; return i.complete ? 0 :
+            new Promise(r => { i.addEventListener('load', r);
+                               i.addEventListener('error', r); }); })),
+        new Promise(r => setTimeout(r, 300000))])""")
+    missing = page.evaluate("""() => [...document.images]
+        .filter(i => i.getClientRects().length && !(i.complete && i.naturalWidth))
+        .map(i => (i.currentSrc || i.src).slice(0, 80))""")
+    if missing:
+        raise RuntimeError(f"{len(missing)} figures did not load: {missing[:5]}")
+    page.emulate_media(media="print")
+    page.add_style_tag(content=_PDF_CSS)
+    ids = page.evaluate(_PREPARE, [title, author, czech_date(datetime.date.today())])
+    page.evaluate("document.fonts.ready.then(() => true)")
+    return page, ids
+
+
 def print_pdf(root_html, target, title, author, chromium):
-    """Print the single-page book at ``root_html`` to ``target``; return the page count."""
+    """Print the single-page book at ``root_html`` to ``target``; return the page count.
+
+    The contents' page numbers are read from a print without them and written into the
+    next print, until a print puts every heading on the page its contents line says (the
+    numbers can move what follows: a longer line, a page more). Each print is made from a
+    freshly loaded page: Chromium does not lay out a page it has printed once the same way
+    again (two prints of one unchanged page differ by a page break).
+    """
     from playwright.sync_api import sync_playwright
 
     prefix = root_html.parent.resolve().as_uri() + "/"
+    options = dict(format="A4", print_background=True, display_header_footer=True,
+                   header_template="<span></span>", footer_template=_FOOTER,
+                   margin={"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"},
+                   outline=True, tagged=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    numbers, moved = None, []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         try:
@@ -340,67 +387,27 @@ def print_pdf(root_html, target, title, author, chromium):
             context.route("**/*", lambda route: route.continue_()
                           if route.request.url.startswith((prefix, "data:"))
                           else route.abort("blockedbyclient"))
-            page = context.new_page()
-            page.set_default_timeout(PATIENCE_MS)
-            page.goto(root_html.resolve().as_uri(), wait_until="load")
-            page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
-            page.evaluate("MathJax.startup.promise")
-            untypeset = page.evaluate("""() => [...document.querySelectorAll('.math')]
-                .filter(m => !m.querySelector('mjx-container') || m.querySelector('mjx-merror'))
-                .map(m => m.textContent.slice(0, 80))""")
-            if untypeset:
-                raise RuntimeError(f"{len(untypeset)} formulas not typeset by MathJax: "
-                                   f"{untypeset[:5]}")
-            page.evaluate("document.fonts.ready.then(() => true)")
-            # Figures may be lazy ("loading=lazy"): load every image that is shown (the
-            # dark-mode pictures are not), and wait for them, five minutes at most.
-            page.evaluate("""() => Promise.race([
-                Promise.all([...document.images].filter(i => i.getClientRects().length)
-                  .map(i => { i.loading = 'eager'; return i.complete ? 0 :
-                    new Promise(r => { i.addEventListener('load', r);
-                                       i.addEventListener('error', r); }); })),
-                new Promise(r => setTimeout(r, 300000))])""")
-            missing = page.evaluate("""() => [...document.images]
-                .filter(i => i.getClientRects().length && !(i.complete && i.naturalWidth))
-                .map(i => (i.currentSrc || i.src).slice(0, 80))""")
-            if missing:
-                raise RuntimeError(f"{len(missing)} figures did not load: {missing[:5]}")
-            page.emulate_media(media="print")
-            page.add_style_tag(content=_PDF_CSS)
-            ids = page.evaluate(_PREPARE, [title, author, czech_date(datetime.date.today())])
-            page.evaluate("document.fonts.ready.then(() => true)")
-            options = dict(format="A4", print_background=True, display_header_footer=True,
-                           header_template="<span></span>", footer_template=_FOOTER,
-                           margin={"top": "16mm", "bottom": "18mm", "left": "14mm",
-                                   "right": "14mm"},
-                           outline=True, tagged=True)
-            with tempfile.TemporaryDirectory() as scratch:
-                first = Path(scratch, "first.pdf")
-                page.pdf(path=str(first), **options)
-                pages, _ = page_of_destinations(first)
-            numbers = {i: pages[i] for i in ids if i in pages}
-            target.parent.mkdir(parents=True, exist_ok=True)
-            # the numbers written into the contents can move what follows (a longer line, a
-            # page more); print again with the new numbers until they stay where they are
             for _ in range(4):
-                # the same preparation before every print (printing resizes the page and
-                # may fire afterprint, which undoes it)
-                page.evaluate("window.bookPrint.restore(); window.bookPrint.prepare();")
-                page.evaluate("""(numbers) => {
-                    document.querySelectorAll('.pdf-toc-list li').forEach(li => {
-                      const n = numbers[li.dataset.target];
-                      li.querySelector('.pdf-toc-page').textContent = n === undefined ? '' : n;
-                    });
-                }""", numbers)
+                page, ids = _page_for_print(context, root_html, title, author)
+                if numbers is not None:
+                    page.evaluate("""(numbers) => {
+                        document.querySelectorAll('.pdf-toc-list li').forEach(li => {
+                          const n = numbers[li.dataset.target];
+                          li.querySelector('.pdf-toc-page').textContent = n === undefined ? '' : n;
+                        });
+                    }""", numbers)
                 page.pdf(path=str(target), **options)
-                pages_after, count = page_of_destinations(target)
-                moved = [i for i in numbers if pages_after.get(i) != numbers[i]]
-                if not moved:
-                    break
-                numbers = {i: pages_after[i] for i in ids if i in pages_after}
+                page.close()
+                pages, count = page_of_destinations(target)
+                printed = {i: pages[i] for i in ids if i in pages}
+                if numbers is not None:
+                    moved = [i for i in numbers if printed.get(i) != numbers[i]]
+                    if not moved:
+                        break
+                numbers = printed
         finally:
             browser.close()
-    if moved:
+    if moved or numbers is None:
         raise RuntimeError(f"the contents' page numbers moved between the prints: {moved}")
     return count
 
