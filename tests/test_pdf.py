@@ -146,7 +146,8 @@ def test_pdf_has_typeset_formulas_and_no_raw_tex(pdf):
 def test_pdf_size_and_pages_are_reasonable(pdf):
     size = pdf["path"].stat().st_size
     pages = len(pdf["reader"].pages)
-    assert 20 <= pages <= 200, pages
+    # ten chapters, the appendix, seven pages and every solution: about 400 pages
+    assert 20 <= pages <= 600, pages
     assert size < 30e6, f"{size / 1e6:.1f} MB"
 
 
@@ -163,6 +164,7 @@ def test_the_printed_exercises_point_to_the_pdf(pdf):
     without it, the sentence says they are on screen)."""
     html = pdf["html"]
     for name in chapter_pages(html):
-        text = (html / name).read_text(encoding="utf-8")
+        # the build's Czech typography binds a one-letter word to the next ("v\u00a0PDF")
+        text = (html / name).read_text(encoding="utf-8").replace("\u00a0", " ")
         if "ac-print-only" in text:
             assert PRINTED_SOLUTIONS in text and PRINTED_WITHOUT_PDF not in text, name
