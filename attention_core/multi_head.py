@@ -128,7 +128,8 @@ def unstack_heads(grad_W, heads):
 
 
 def _per_head(M, b, n, h):
-    """(b n, h c) columns of h heads as (b, h, n, c), a view (never a copy)."""
+    """(b n, h c) columns of h heads as (b, h, n, c): a view of M (its rows and column
+    blocks split in place; reshape(copy=False) would need NumPy 2.1)."""
     return M.reshape(b, n, h, -1).transpose(0, 2, 1, 3)
 
 

@@ -146,7 +146,7 @@ def test_pdf_has_typeset_formulas_and_no_raw_tex(pdf):
 def test_pdf_size_and_pages_are_reasonable(pdf):
     size = pdf["path"].stat().st_size
     pages = len(pdf["reader"].pages)
-    # ten chapters, the appendix, seven pages and every solution: about 400 pages
+    # ten chapters, the appendix, seven pages and every solution: about 400 pages today
     assert 20 <= pages <= 600, pages
     assert size < 30e6, f"{size / 1e6:.1f} MB"
 

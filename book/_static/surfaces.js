@@ -120,9 +120,7 @@
   var resizeTimer = null;
   window.addEventListener("resize", function () {
     clearTimeout(resizeTimer);
-    // while the page is prepared for print, the print's choices stand (printing itself
-    // resizes the page; a refit then would print the next copy laid out for the screen)
-    resizeTimer = setTimeout(function () { if (!undo.length) fitFormulas(); }, 200);
+    resizeTimer = setTimeout(fitFormulas, 200);
   });
   function start() {
     markNumbers();
