@@ -7,12 +7,13 @@ An exercise whose answer is a number, a few numbers or an array ends with a cell
     answer = None        # the student writes the result here
     check("2.1", answer)
 
-``check`` prints, in Czech, whether the answer is right or how far off it is (relative
-error, the wrong sign, the wrong count of numbers, an order of magnitude), never the expected
-value. The expected values are not in the chapter, so a student edition of a notebook
-("Notebook bez řešení") does not show them: each is computed here when it is first asked for,
-from ``attention_core`` wherever the package can compute it, with the chapter and the formula
-of the book's solution named next to it.
+``check`` prints, in Czech, whether the answer is right or which way it is off (a band of
+the relative error, the wrong sign, the wrong count of numbers, wrong by orders of
+magnitude), never the expected value nor a number one could compute it back from. The
+expected values are not in the chapter, so a student edition of a notebook ("Notebook bez
+řešení") does not show them: each is computed here when it is first asked for, from
+``attention_core`` wherever the package can compute it, with the chapter and the formula of
+the book's solution named next to it.
 
 Keys are the exercises' numbers as the HTML shows them: "2.1" is the first exercise of
 chapter 2, "dodatek 3" the third exercise of the appendix (an unnumbered page).
@@ -38,8 +39,6 @@ from attention_core import (
 from attention_core.cost import attention_cost, layer_complexity, layer_cost
 from attention_core.generation import kv_cache_bytes
 from attention_core.toy_task import Adam, make_model, query_blind_loss
-
-from .style import cz, cz_sci
 
 #: Czech words for counts and positions (numerals would be confused with the answer's value).
 _COUNT = {1: "jedno číslo", 2: "dvě čísla", 3: "tři čísla", 4: "čtyři čísla",
@@ -393,36 +392,30 @@ def _count(n):
     return _COUNT.get(n, f"{n} čísel")
 
 
-def _percent(relative):
-    """A relative error in per cent with two significant digits, the Czech way."""
-    percent = 100 * relative
-    digits = max(0, 1 - math.floor(math.log10(percent))) if percent > 0 else 0
-    return f"{cz(percent, digits)} %"
-
-
-def _magnitude(x):
-    """A positive difference with two significant digits: „0,37“, „2,5 · 10⁻¹⁷“."""
-    if 1e-3 <= x < 1e4:
-        return cz(x, max(0, 1 - math.floor(math.log10(x))))
-    return cz_sci(x)
+#: The bands of the relative error a hint names: a hint gives the direction and the band,
+#: never a number that would let one try compute the answer back („Pro vyučující“).
+_BANDS = ((0.01, "o méně než 1 %"), (0.1, "o 1 až 10 %"), (0.5, "o 10 až 50 %"))
 
 
 def _how_far(x, e, atol):
-    """How far the answer element x is from e, in words that do not give e away (an e
-    within ``atol`` of zero is told by the absolute difference)."""
+    """How far the answer element x is from e, in words that do not give e away: which
+    way, and the band of the relative error (an e within ``atol`` of zero: only which way)."""
     if abs(e) <= atol:
-        return f"se liší o {_magnitude(abs(x - e))} (absolutně)"
+        return f"je {'větší' if x > e else 'menší'}, než má být"
     if x == 0:
         return "je nula, a to správná odpověď není"
     if np.sign(x) != np.sign(e):
         return "má opačné znaménko"
     ratio = x / e
-    if ratio >= 10:
-        return f"je asi {cz(ratio, 0)}krát větší, než má být (jiné jednotky?)"
-    if ratio <= 0.1:
-        return f"je asi {cz(1 / ratio, 0)}krát menší, než má být (jiné jednotky?)"
     word = "větší" if ratio > 1 else "menší"
-    return f"je o {_percent(abs(ratio - 1))} {word}, než má být (relativní chyba)"
+    if ratio >= 10 or ratio <= 0.1:
+        return f"je řádově {word}, než má být (jiné jednotky?)"
+    for bound, band in _BANDS:
+        if abs(ratio - 1) < bound:
+            return f"je {band} {word}, než má být"
+    if ratio > 1:
+        return "je víc než o polovinu větší, než má být"
+    return "je menší než polovina správné hodnoty"
 
 
 def _place(index, shape):

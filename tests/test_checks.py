@@ -14,7 +14,7 @@ import re
 import numpy as np
 import pytest
 
-from attention_display.checks import CHECKS, NO_ANSWER, check, expected, verdict
+from attention_display.checks import _BANDS, CHECKS, NO_ANSWER, check, expected, verdict
 from attention_display.style import cz, cz_sci
 from chapters import BOOK
 
@@ -107,9 +107,12 @@ def test_wrong_answers_are_rejected(key):
 
 def test_the_message_says_how_far_off_without_the_value():
     assert verdict("3.1", 128 * 1.2).message == (
-        "Zatím ne: odpověď je o 20 % větší, než má být (relativní chyba).")
+        "Zatím ne: odpověď je o 10 až 50 % větší, než má být.")
+    assert verdict("3.1", 128 * 1.05).message.endswith("o 1 až 10 % větší, než má být.")
+    assert verdict("3.1", 128 * 0.3).message.endswith("menší než polovina správné hodnoty.")
     assert "opačné znaménko" in verdict("1.1", -16.95).message
-    assert "1\u202f000krát menší" in verdict("10.1", 0.072).message
+    assert "řádově menší" in verdict("10.1", 0.072).message
+    assert verdict("4.3", (0.5, 2.3)).message.startswith("Zatím ne: první číslo je větší")
     assert verdict("2.1", (874,)).message == "Čekám dvě čísla, odpověď jich má jedno."
     two = verdict("2.1", (874, 13_835)).message
     assert two.startswith("Zatím ne: druhé číslo je o ") and "ostatní jsou správně" in two
@@ -141,15 +144,30 @@ def _contains_number(message, text):
     return re.search(pattern, message) is not None
 
 
+def _without_bands(message):
+    for _bound, band in _BANDS:
+        message = message.replace(band, "")
+    return message
+
+
 @pytest.mark.parametrize("key", KEYS)
 def test_no_message_contains_the_expected_value(key):
     e = expected(key)
     answers = [BOOK_ANSWERS[key], None, *(answer for _, answer in _wrong_answers(e))]
-    messages = {verdict(key, answer).message for answer in answers}
+    # the bands' bounds (1, 10, 50 %) are the same for every exercise
+    messages = {_without_bands(verdict(key, answer).message) for answer in answers}
     for value in {float(v) for v in e.ravel()}:
         for text in _formats(value):
             for message in messages:
                 assert not _contains_number(message, text), (key, value, text, message)
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_one_try_gives_no_number_to_compute_the_answer_from(key):
+    """A first guess (every number 1) is told which way it is off, in a band of the
+    relative error at most: no factor or difference from which the answer follows."""
+    message = _without_bands(verdict(key, np.ones(expected(key).shape)).message)
+    assert not re.search(r"\d", message), (key, message)
 
 
 def test_the_verdict_is_true_only_for_a_right_answer(capsys):
