@@ -133,3 +133,17 @@ def test_a_published_build_links_its_previews_to_the_site():
     image = meta["og:image"]
     assert image.startswith(FIXTURE_BASE_URL) and image.endswith(".png"), image
     assert (fixture_book / image.removeprefix(FIXTURE_BASE_URL)).is_file(), image
+
+
+def test_binder_gets_the_python_the_wheels_require(tmp_path):
+    """Binder's default Python can be older than the wheels accept (requires-python): the
+    branch "notebooks" carries runtime.txt with the oldest Python they do accept."""
+    import book_wheels
+    import reader_notebooks
+
+    reader_notebooks.write_binder_files(tmp_path, book_wheels.wheels())
+    runtime = (tmp_path / "runtime.txt").read_text(encoding="utf-8")
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    minimum = re.search(r'requires-python = ">=(\d+\.\d+)"', pyproject).group(1)
+    assert runtime == f"python-{minimum}\n"
+    assert "numpy" in (tmp_path / "requirements.txt").read_text(encoding="utf-8")

@@ -83,6 +83,16 @@ def wheels(root=ROOT):
     return found
 
 
+def oldest_python(root=ROOT):
+    """The oldest Python the packages support, from ``requires-python = ">=3.11"``: "3.11"."""
+    config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    bound = config["project"]["requires-python"]
+    match = re.fullmatch(r">=\s*(\d+\.\d+)", bound.strip())
+    if not match:
+        raise ValueError(f"book_wheels: requires-python must read '>=X.Y'; got {bound!r}")
+    return match.group(1)
+
+
 def _project_toml(wheel, project):
     """The ``pyproject.toml`` of one package's temporary project (strings as JSON, which
     TOML reads)."""

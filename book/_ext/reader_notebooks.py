@@ -442,17 +442,22 @@ def publish(app, exception):
 
 def write_binder_files(folder, wheels):
     """``requirements.txt`` (what Binder installs for the branch ``notebooks``: the
-    packages' dependencies; the notebooks install the book's wheels themselves) and a
-    ``README.md`` saying what the folder is."""
+    packages' dependencies; the notebooks install the book's wheels themselves),
+    ``runtime.txt`` (Binder's Python: the oldest the wheels accept, which Binder's default
+    may be older than) and a ``README.md`` saying what the folder is."""
+    from book_wheels import oldest_python
+
     requires = sorted({r for w in wheels for r in w.requires
                        if not r.startswith(tuple(x.name for x in wheels))})
     folder.mkdir(parents=True, exist_ok=True)  # a build of pages without a chapter has none
     (folder / "requirements.txt").write_text("\n".join(requires) + "\n", encoding="utf-8")
+    (folder / "runtime.txt").write_text(f"python-{oldest_python()}\n", encoding="utf-8")
     (folder / "README.md").write_text(
         "# Mechanismus pozornosti: notebooky kapitol\n\n"
         "Notebooky kapitol knihy pro Colab, Binder, JupyterHub a vlastní Jupyter, vyrobené "
         "při sestavení knihy. První buňka každého z nich nainstaluje balíčky knihy "
-        "(`attention_core`, `attention_display`) z webu knihy. Každá kapitola je tu dvakrát: "
+        "(`attention_core`, `attention_display`) z webu knihy, nebo ze složky `../wheels/` "
+        "vedle této složky v sestavené knize. Každá kapitola je tu dvakrát: "
         "`<kapitola>.ipynb` s řešeními cvičení (sbalenými, pro vyučující) a "
         f"`<kapitola>{STUDENT_SUFFIX}.ipynb` bez nich (pro studenty). Zdrojem jsou kapitoly "
         "v repozitáři (`book/*.md`); tyto soubory neupravujte.\n", encoding="utf-8")
