@@ -59,7 +59,7 @@ Spočtěte váhy.
 ```{solution-end}
 ```
 
-```{exercise-start} Bez označení
+```{exercise-start} Důkaz · ★★★
 :label: cv-y
 ```
 Dokažte to.
@@ -73,14 +73,14 @@ def test_prose_words_leave_out_code_formulas_solutions_and_markup():
     # line, left out), "Spočtěte váhy", "Dokažte to"
     assert te.prose_words(CHAPTER) == 1 + 5 + 2 + 2
     assert te.displayed_formulas(CHAPTER) == 1
-    assert te.exercise_stars(CHAPTER) == [2, 0]
+    assert te.exercise_stars(CHAPTER) == [2, 3]
 
 
 def test_estimate_adds_reading_exercises_and_execution():
     e = te.estimate(CHAPTER, 90.0)
     assert e["reading"] == pytest.approx(10 / te.WORDS_PER_MINUTE + te.MINUTES_PER_FORMULA)
-    assert e["working"] == pytest.approx(te.EXERCISE_MINUTES[2] + te.EXERCISE_MINUTES[0] + 1.5)
-    assert te.estimate(CHAPTER, None)["working"] == pytest.approx(40)
+    assert e["working"] == pytest.approx(te.EXERCISE_MINUTES[2] + te.EXERCISE_MINUTES[3] + 1.5)
+    assert te.estimate(CHAPTER, None)["working"] == pytest.approx(60)
 
 
 def test_totals_are_the_sums_of_the_shown_rows():
@@ -96,7 +96,7 @@ def test_totals_are_the_sums_of_the_shown_rows():
 
 
 def test_exercises_with_their_marks_and_kinds():
-    assert te.exercises(CHAPTER) == [("cv-x", 2, None), ("cv-y", 0, None)]
+    assert te.exercises(CHAPTER) == [("cv-x", 2, None), ("cv-y", 3, None)]
     marked = "```{exercise-start} Delší klíč · ★ · předpověď a ověření\n:label: cv-z\n```\n"
     assert te.exercises(marked) == [("cv-z", 1, "předpověď a ověření")]
 
@@ -106,8 +106,9 @@ def test_the_page_states_the_estimates_constants():
     assert f"v tempu {te.WORDS_PER_MINUTE} slov za minutu" in text
     assert "a minuta na každý vzorec" in text and te.MINUTES_PER_FORMULA == 1
     stars = ", ".join(f"{'★' * s} {te.EXERCISE_MINUTES[s]} minut" for s in (1, 2, 3))
-    assert f"({stars}; cvičení bez označení jako ★★)" in text
-    assert te.EXERCISE_MINUTES[0] == te.EXERCISE_MINUTES[2]
+    assert f"({stars})" in text
+    with pytest.raises(ValueError, match="1 to 3 ★"):
+        te.exercise_minutes(0)
 
 
 def test_every_chapter_has_words_and_exercises():
@@ -250,7 +251,7 @@ def test_built_english_index(built_html):
 
 
 def test_the_page_quotes_the_hosting_setup_as_it_is():
-    """„Jak knihu dát třídě“ names what only the hosted build has by the names the build
+    """„Jak knihu zpřístupnit studentům“ names what only the hosted build has by the names the build
     uses: the workflow and its variables, the PDF command and the menu entries, the install
     cell's error."""
     import book_pdf

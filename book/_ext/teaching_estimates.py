@@ -10,9 +10,10 @@ when the chapter changes:
   solutions and MyST markup; :func:`prose_words`) at :data:`WORDS_PER_MINUTE`, plus
   :data:`MINUTES_PER_FORMULA` for every displayed formula;
 - **working**: the exercises (``{exercise-start}`` and ``{exercise}``), each
-  :data:`EXERCISE_MINUTES` by its difficulty (the number of ★ in its title; an exercise not
-  marked counts as ★★), plus the time this build's kernel took to run the chapter's code
-  (myst-nb's record of the execution), which a student's run of the notebook repeats.
+  :data:`EXERCISE_MINUTES` by its difficulty (the number of ★ in its title, which every
+  exercise has: ``tests/test_exercise_marks.py``), plus the time this build's kernel took
+  to run the chapter's code (myst-nb's record of the execution), which a student's run of
+  the notebook repeats.
 
 The execution times are known only once every chapter has been executed, so the table is
 put in when the page is written (a post-transform) and the page is written again whenever a
@@ -52,8 +53,8 @@ WORDS_PER_MINUTE = 100
 #: Reading one displayed formula (or theorem's statement in symbols) with understanding.
 MINUTES_PER_FORMULA = 1
 
-#: Minutes for an exercise by its number of ★ (0: not marked).
-EXERCISE_MINUTES = {0: 20, 1: 10, 2: 20, 3: 40}
+#: Minutes for an exercise by its number of ★.
+EXERCISE_MINUTES = {1: 10, 2: 20, 3: 40}
 
 #: A lecture and a lab of the plans: 90 minutes each.
 SLOT_MINUTES = 90
@@ -119,8 +120,10 @@ def exercises(text):
 
 
 def exercise_minutes(stars):
-    """Minutes for an exercise with ``stars`` ★ (0: not marked, as ★★)."""
-    return EXERCISE_MINUTES[min(stars, 3)]
+    """Minutes for an exercise with ``stars`` ★ (one to three)."""
+    if stars not in EXERCISE_MINUTES:
+        raise ValueError(f"exercise_minutes: an exercise has 1 to 3 ★ in its title, got {stars}")
+    return EXERCISE_MINUTES[stars]
 
 
 def estimate(text, runtime):
@@ -215,7 +218,8 @@ def estimates_table(env, docname, kind):
                                      reftype="doc", reftarget="/" + page, refexplicit=True,
                                      refwarn=True, refdoc=docname)
         body += _row(link, _numbers(row, kind))
-    body += _row(nodes.strong(text="Celkem"), _numbers(total, kind))
+    if rows:  # a partial build (tests/partial_book.py) may have no chapter
+        body += _row(nodes.strong(text="Celkem"), _numbers(total, kind))
     group += [head, body]
     return table
 
@@ -429,20 +433,29 @@ class TeachingPlan(SphinxDirective):
                 if w != week:
                     continue
                 kind = PARTS[part]
-                if kind == "exercises":
-                    refs = _joined([self.exercise(x) for x in items])
-                else:
-                    refs = _joined([_chapter_ref(x, self.env.docname) for x in items],
-                                   ", ", " a ")
                 # an exercise's reference reads "Cvičení 2.1 Title"
-                what = "" if kind == "exercises" else (
-                    "kapitola " if len(items) == 1 else "kapitoly ")
+                refs = (_joined([self.exercise(x) for x in items]) if kind == "exercises"
+                        else self.chapters(items))
                 time = "" if part == "rozšíření" else f" ({cz(minutes, 0)} min)"
                 entry = nodes.paragraph("", "", nodes.emphasis(text=PART_TITLES[part]),
-                                        nodes.Text(f"{time}: {what}"), *refs)
+                                        nodes.Text(f"{time}: "), *refs)
                 inner += nodes.list_item("", entry)
         NbMetadataCollector.set_doc_data(self.env, self.env.docname, METADATA_KEY, True)
         return [weeks]
+
+    def chapters(self, pages):
+        """"kapitoly 3 a 5", "kapitoly 3 a 5 a dodatek", "dodatek": numbered chapters after
+        the word, the appendix by its name after them."""
+        numbered = [p for p in pages if chapter_label(p).isdigit()]
+        named = [p for p in pages if p not in numbered]
+        out = []
+        if numbered:
+            out = [nodes.Text("kapitola " if len(numbered) == 1 else "kapitoly ")]
+            out += _joined([_chapter_ref(p, self.env.docname) for p in numbered], ", ", " a ")
+        for page in named:
+            out += [nodes.Text(" a ")] if out else []
+            out.append(_chapter_ref(page, self.env.docname))
+        return out
 
     def exercise(self, label):
         """An exercise's reference; the appendix's, numbered 1, 2, … without a chapter,
