@@ -7,13 +7,20 @@
     const problems = [];
     const px = v => parseFloat(v) || 0;
     const article = document.querySelector('article.bd-article') || document.querySelector('main');
+    // The column an element must fit in: the content box (inside the padding) of the box
+    // it sits in. That is the narrowest content box among its ancestors up to the article
+    // (a proof's or an exercise's inner section has its own padding, a cell is narrower
+    // than its table); inline ancestors lay out no column and are passed over.
     const columnOf = el => {
-      const box = el.parentElement.closest(
-        '.admonition, .exercise, .solution, .proof, .topic, blockquote, li, td, th') || article;
-      const s = getComputedStyle(box);
-      const r = box.getBoundingClientRect();
-      return {left: r.left + px(s.borderLeftWidth) + px(s.paddingLeft),
-              width: box.clientWidth - px(s.paddingLeft) - px(s.paddingRight)};
+      let width = Infinity;
+      for (let box = el.parentElement; box; box = box.parentElement) {
+        const s = getComputedStyle(box);
+        if (s.display !== 'inline' && s.display !== 'contents') {
+          width = Math.min(width, box.clientWidth - px(s.paddingLeft) - px(s.paddingRight));
+        }
+        if (box === article) break;
+      }
+      return width;
     };
     const where = el => {
       const section = el.closest('section[id]');
@@ -36,9 +43,9 @@
       counts.tables += 1;
       const col = columnOf(table);
       const width = Math.max(table.scrollWidth, table.getBoundingClientRect().width);
-      if (width > col.width + 1) {
+      if (width > col + 1) {
         const head = short(table.querySelector('th, td')?.textContent || '');
-        problems.push({kind: 'table', text: `table ${where(table)} „${head}…“ is ${Math.round(width)} px wide in a column of ${Math.round(col.width)} px`});
+        problems.push({kind: 'table', text: `table ${where(table)} „${head}…“ is ${Math.round(width)} px wide in a column of ${Math.round(col)} px`});
       }
       table.querySelectorAll('td, th').forEach(cell => {
         const text = cell.textContent.trim();
@@ -61,9 +68,9 @@
       const math = formula.querySelector('mjx-math') || formula;
       const width = math.getBoundingClientRect().width;
       const col = columnOf(formula.closest('div.math') || formula);
-      if (width > col.width + 1) {
+      if (width > col + 1) {
         const tex = short(formula.closest('.math')?.getAttribute('data-tex') || formula.querySelector('mjx-assistive-mml')?.textContent || '');
-        problems.push({kind: 'formula', text: `display formula ${where(formula)} is ${Math.round(width)} px wide in a column of ${Math.round(col.width)} px: ${tex}`});
+        problems.push({kind: 'formula', text: `display formula ${where(formula)} is ${Math.round(width)} px wide in a column of ${Math.round(col)} px: ${tex}`});
       }
     });
 

@@ -3,8 +3,9 @@ page visits at a given viewport and colour mode, and the checks of ``surfaces_ch
 run inside the page. Not a test module itself.
 
 A "column" is the box a block of the text has to fit in: the content box (inside the
-padding) of the nearest admonition, exercise, solution or proof around it, else of the
-article. Tables and display formulas are measured at their natural width (a table that a
+padding) of the box it sits in, the narrowest among its ancestors up to the article (a
+proof's or an exercise's inner section has padding of its own, a cell is narrower than its
+table). Tables and display formulas are measured at their natural width (a table that a
 scroll container clips still counts at its full width), so the check says whether the
 chapter's design fits, not only whether the CSS safety net hides the overflow.
 """

@@ -47,14 +47,21 @@
     stackTables();
   }
 
-  /* The width a table may take: its column (an admonition's or the article's, less the
-   * padding), as tests/surfaces_checks.js measures it. */
+  /* The width a table may take: the content box (inside the padding) of the box it sits
+   * in, the narrowest among its ancestors up to the article (a proof's or an exercise's
+   * inner section has padding of its own), as tests/surfaces_checks.js measures it. */
   function columnWidth(table) {
-    var box = table.parentElement.closest(
-      ".admonition, .exercise, .solution, .proof, .topic, blockquote, li, td, th") ||
-      table.closest("article") || document.body;
-    var style = getComputedStyle(box);
-    return box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    var article = table.closest("article") || document.body;
+    var width = Infinity;
+    for (var box = table.parentElement; box; box = box.parentElement) {
+      var style = getComputedStyle(box);
+      if (style.display !== "inline" && style.display !== "contents") {
+        width = Math.min(width, box.clientWidth - parseFloat(style.paddingLeft) -
+          parseFloat(style.paddingRight));
+      }
+      if (box === article) break;
+    }
+    return width;
   }
 
   function labelCells(table) {
