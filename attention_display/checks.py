@@ -414,8 +414,8 @@ def _how_far(x, e, atol):
         if abs(ratio - 1) < bound:
             return f"je {band} {word}, než má být"
     if ratio > 1:
-        return "je víc než o polovinu větší, než má být"
-    return "je menší než polovina správné hodnoty"
+        return "je aspoň o polovinu větší, než má být"
+    return "je nejvýš polovina správné hodnoty"
 
 
 def _place(index, shape):

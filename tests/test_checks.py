@@ -109,7 +109,10 @@ def test_the_message_says_how_far_off_without_the_value():
     assert verdict("3.1", 128 * 1.2).message == (
         "Zatím ne: odpověď je o 10 až 50 % větší, než má být.")
     assert verdict("3.1", 128 * 1.05).message.endswith("o 1 až 10 % větší, než má být.")
-    assert verdict("3.1", 128 * 0.3).message.endswith("menší než polovina správné hodnoty.")
+    assert verdict("3.1", 128 * 0.3).message.endswith("nejvýš polovina správné hodnoty.")
+    # a power of two too small is exactly half: no band may say less than half
+    assert verdict("4.4", 4096).message.endswith("je nejvýš polovina správné hodnoty.")
+    assert verdict("4.4", 3 * 8192 / 2).message.endswith("aspoň o polovinu větší, než má být.")
     assert "opačné znaménko" in verdict("1.1", -16.95).message
     assert "řádově menší" in verdict("10.1", 0.072).message
     assert verdict("4.3", (0.5, 2.3)).message.startswith("Zatím ne: první číslo je větší")
