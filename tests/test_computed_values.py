@@ -34,3 +34,26 @@ def test_glue_binds_the_name_in_the_notebook():
         assert shell.user_ns["ch00_value"] == "0,54"
     finally:
         InteractiveShell.clear_instance()
+
+
+@pytest.mark.parametrize("display", [False, True])
+def test_glue_stores_what_myst_nb_glue_stores(display):
+    """attention_display.glue writes myst-nb's record itself (without importing nbformat,
+    3 s in every kernel): the same output as ``myst_nb.glue`` for the same value."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+    from myst_nb import glue as myst_nb_glue
+
+    from attention_display.glue import _record
+
+    InteractiveShell.instance()
+    try:
+        outputs = []
+        for store in (myst_nb_glue, _record):
+            with capture_output() as captured:
+                store("ch00_value", "0,54", display=display)
+            outputs.append([(o.data, o.metadata) for o in captured.outputs])
+        assert outputs[0] == outputs[1]
+        assert outputs[0][0][1]["scrapbook"]["name"] == "ch00_value"
+    finally:
+        InteractiveShell.clear_instance()
