@@ -98,13 +98,7 @@ def first_move(lab_test, page, path, move):
         raise RuntimeError("; ".join(problems))
     seconds = move["seconds"] - clicked
     # the next chapter runs alone: close this one and shut its kernel down (a dialog asks)
-    page.evaluate("window.jupyterapp.commands.execute('notebook:close-and-shutdown')")
-    accept = page.locator(".jp-Dialog .jp-mod-accept")
-    try:
-        accept.click(timeout=10_000)
-    except PlaywrightError:
-        pass
-    page.locator(".jp-Dialog").wait_for(state="detached", timeout=30_000)
+    lab_test.close_and_shut_down(page)
     return seconds
 
 

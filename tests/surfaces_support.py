@@ -10,6 +10,10 @@ scroll container clips still counts at its full width), so the check says whethe
 chapter's design fits, not only whether the CSS safety net hides the overflow.
 """
 
+import collections
+import contextlib
+import os
+import time
 from pathlib import Path
 
 from browser_support import Visit, frame_file, shown_frame
@@ -21,7 +25,9 @@ from chapters import BOOK
 #: Viewports (CSS px) the book is checked at: a phone and a small laptop.
 VIEWPORTS = {"phone": (390, 844), "desktop": (1280, 800)}
 
-#: Where screenshots for a person to look at are written (not committed: under _build).
+#: Where screenshots for a person to look at are written (not committed: under _build), when
+#: ``BOOK_SCREENSHOTS=1`` asks for them: a full-page screenshot of a chapter takes longer than
+#: every check of its page together (5-20 s at 1 280 px), and no test reads it.
 SHOTS = BOOK / "_build" / "screenshots"
 
 #: The checks, one object of functions evaluated in the page.
@@ -35,6 +41,25 @@ DARK_INIT = ("try { localStorage.setItem('mode', 'dark'); localStorage.setItem('
 #: Relative luminance above which a background counts as light (the page in dark mode is
 #: #121212, luminance 0,006; the theme's light output boxes were #ced6dd, luminance 0,66).
 MAX_DARK_LUMINANCE = 0.2
+
+
+class Stopwatch:
+    """Seconds spent in each step over many page visits (printed by the fixtures that visit
+    every page: where the time of the browser tests goes)."""
+
+    def __init__(self):
+        self.spent = collections.Counter()
+
+    @contextlib.contextmanager
+    def __call__(self, step):
+        start = time.monotonic()
+        try:
+            yield
+        finally:
+            self.spent[step] += time.monotonic() - start
+
+    def __str__(self):
+        return ", ".join(f"{step} {seconds:.0f} s" for step, seconds in self.spent.most_common())
 
 
 def run_check(page, name):
@@ -102,6 +127,22 @@ def light_boxes(page):
             for b in run_check(page, "backgrounds") if b["luminance"] > MAX_DARK_LUMINANCE]
 
 
+#: axe-core's options: every rule of its default set, and accessible names that contain the
+#: visible text (an experimental rule, off by default); only violations are reported in full
+#: (the passes of a chapter are thousands of nodes the tests do not read).
+AXE_OPTIONS = {
+    "resultTypes": ["violations"],
+    "rules": {"label-content-name-mismatch": {"enabled": True}},
+}
+
+
+def axe_run(page, options=AXE_OPTIONS):
+    """axe-core's response for the page as it is."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    return Axe().run(page, options=options).response
+
+
 def axe_violations(page, impacts=("serious", "critical")):
     """axe-core's violations of the given impacts: ``[(rule, impact, target, message)]``."""
     from axe_playwright_python.sync_playwright import Axe
@@ -161,7 +202,10 @@ def check_solutions_hidden(page):
 
 
 def screenshot(page, name, full_page=True):
-    """Save a screenshot under :data:`SHOTS` for a person to look at; return its path."""
+    """With ``BOOK_SCREENSHOTS=1``, save a screenshot under :data:`SHOTS` for a person to
+    look at and return its path; else do nothing (``None``)."""
+    if os.environ.get("BOOK_SCREENSHOTS") != "1":
+        return None
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = Path(SHOTS, name)
     page.screenshot(path=str(path), full_page=full_page)

@@ -6,8 +6,8 @@
   TeX; Python and the browser reduce every word of the book to the same index term.
 - Interface: no English label, tooltip, placeholder or button text on any page; the parts
   that sphinx-proof and sphinx-exercise write (checked on a small book built here).
-- Accessibility: axe-core on every page after MathJax and the sliders are ready; no violation
-  of impact serious or critical (colour contrast reported by its own test).
+- Accessibility: axe-core on every page is in ``test_surfaces.py`` (``test_axe_*``), run in
+  the visit that checks the page's layout at the desktop width.
 """
 
 import json
@@ -429,54 +429,3 @@ def test_index_is_linked_and_czech(mini_book, built_html):
     linked = 'href="genindex.html">Rejstřík</a>' in (built_html / "intro.html").read_text(
         encoding="utf-8")
     assert linked == has_entries
-
-
-# --- accessibility ------------------------------------------------------------------------------
-
-AXE_OPTIONS = {
-    "resultTypes": ["violations"],
-    # accessible names must contain the visible text (an experimental rule, off by default)
-    "rules": {"label-content-name-mismatch": {"enabled": True}},
-}
-
-
-@pytest.fixture(scope="module")
-def axe_report(built_html, site, browser):
-    """{page: [violations of impact serious or critical]} of axe-core on every page, after
-    MathJax has typeset the formulas and the sliders' first frames have loaded."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    axe = Axe()
-    report = {}
-    for name in pages(built_html):
-        visit = Visit(browser, site + name, site).open()
-        visit.page.wait_for_function(
-            "() => [...document.querySelectorAll('img')]"
-            ".every(i => i.complete || i.loading === 'lazy')")  # dark-mode pictures load lazily
-        results = axe.run(visit.page, options=AXE_OPTIONS).response
-        report[name] = [v for v in results["violations"]
-                        if v["impact"] in ("serious", "critical")]
-        visit.close()
-    return report
-
-
-def describe(report, keep):
-    lines = []
-    for name, violations in sorted(report.items()):
-        for v in violations:
-            if keep(v):
-                targets = [" ".join(map(str, n["target"])) for n in v["nodes"][:4]]
-                lines.append(f"{name}: {v['id']} ({v['impact']}, {len(v['nodes'])} nodes): "
-                             f"{v['help']} — {targets}")
-    return lines
-
-
-def test_axe_no_serious_violations(axe_report):
-    lines = describe(axe_report, lambda v: v["id"] != "color-contrast")
-    assert not lines, "\n".join(lines)
-
-
-def test_axe_colour_contrast(axe_report):
-    """Text (formula symbols, table headers, figure labels) at contrast >= 4.5:1."""
-    lines = describe(axe_report, lambda v: v["id"] == "color-contrast")
-    assert not lines, "\n".join(lines)

@@ -7,14 +7,18 @@ box still counts: the chapters are designed to fit, the CSS only keeps the page 
 outputs wrap; no figure shown at less than 1/2,3 of its pixel width; every slider frame shown
 at exactly 2 pixels per CSS pixel, and every slider panel at most 760 px tall on the phone;
 no formula a tab stop of MathJax's, Czech text in formulas in the text's font, a formula's
-phone line breaks only where its column needs them. In dark mode: no table,
+phone line breaks only where its column needs them; at the desktop width, in light mode, no
+serious or critical axe-core violation (issue 11; run in the same visit as the layout
+checks, so that each page is loaded once per width and mode). In dark mode: no table,
 output, slider panel or admonition on a light background, and no serious or critical
 axe-core violation. In print: no code toggles, no slider controls (the figure and readout at
 the slider's start value stay, on one page), no solutions inside the chapter, no line cut at
 the right edge.
 
-Screenshots for a person to look at go to ``book/_build/screenshots/`` (not committed):
-every chapter in full at both widths in light and dark mode, and as printed.
+With ``BOOK_SCREENSHOTS=1``, screenshots for a person to look at go to
+``book/_build/screenshots/`` (not committed): every chapter in full at both widths in light
+and dark mode, and as printed. They are off by default: no test reads them, and a chapter's
+full-page screenshot took longer than all the checks of its page.
 """
 
 import collections
@@ -23,9 +27,12 @@ import re
 import pytest
 from browser_support import Visit, chapter_pages, pages
 from surfaces_support import (
+    AXE_OPTIONS,
     MAX_PHONE_PANEL,
     VIEWPORTS,
     BrowserWith,
+    Stopwatch,
+    axe_run,
     axe_violations,
     light_boxes,
     measure_explores,
@@ -46,25 +53,74 @@ def _shot_name(viewport, mode, name):
 
 @pytest.fixture(scope="module")
 def layout(built_html, site, browser):
-    """Every page at both widths: its layout problems by kind, and what was measured."""
+    """Every page at both widths: its layout problems by kind, and what was measured; at
+    the desktop width, in the same visit, axe-core's serious and critical violations in
+    light mode (``found["axe"]``: {page: violations}), after MathJax has typeset the
+    formulas and the sliders' first frames have loaded."""
     found = collections.defaultdict(list)
+    found["axe"] = {}
     measured = collections.Counter()
     chapters = set(chapter_pages(built_html))
+    spent = Stopwatch()
     for viewport in VIEWPORTS:
         for name in pages(built_html):
-            page_visit = visit(browser, site + name, site, viewport)
-            problems, counts = measure_layout(page_visit.page)
-            for kind, text in problems:
-                found[kind].append(f"{viewport} {name}: {text}")
-            measured.update({f"{viewport} {k}": v for k, v in counts.items()})
-            for panel in measure_explores(page_visit.page, built_html):
-                found["panels"].append((viewport, name, panel))
-            found["formulas"].append((viewport, name, run_check(page_visit.page, "formulas")))
+            with spent("page load, MathJax"):
+                page_visit = visit(browser, site + name, site, viewport)
+            page = page_visit.page
+            with spent("layout checks"):
+                problems, counts = measure_layout(page)
+                for kind, text in problems:
+                    found[kind].append(f"{viewport} {name}: {text}")
+                measured.update({f"{viewport} {k}": v for k, v in counts.items()})
+                for panel in measure_explores(page, built_html):
+                    found["panels"].append((viewport, name, panel))
+                found["formulas"].append((viewport, name, run_check(page, "formulas")))
+            if viewport == "desktop":
+                with spent("axe"):
+                    found["axe"][name] = light_axe(page)
             if name in chapters or name == "intro.html":
-                screenshot(page_visit.page, _shot_name(viewport, "light", name))
+                with spent("screenshots"):
+                    screenshot(page, _shot_name(viewport, "light", name))
             page_visit.close()
     print("measured:", dict(measured))
+    print(f"every page light at both widths: {spent}")
     return found
+
+
+def light_axe(page):
+    """axe-core on the page in light mode, scrolled to its top as a reader opens it: the
+    violations of impact serious or critical."""
+    page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('img')]"
+        ".every(i => i.complete || i.loading === 'lazy')")  # dark-mode pictures load lazily
+    return [v for v in axe_run(page, AXE_OPTIONS)["violations"]
+            if v["impact"] in ("serious", "critical")]
+
+
+def describe(report, keep):
+    lines = []
+    for name, violations in sorted(report.items()):
+        for v in violations:
+            if keep(v):
+                targets = [" ".join(map(str, n["target"])) for n in v["nodes"][:4]]
+                lines.append(f"{name}: {v['id']} ({v['impact']}, {len(v['nodes'])} nodes): "
+                             f"{v['help']} — {targets}")
+    return lines
+
+
+def test_axe_no_serious_violations(layout):
+    """axe-core in light mode on every page (issue 11): no violation of impact serious or
+    critical other than colour contrast (the next test)."""
+    lines = describe(layout["axe"], lambda v: v["id"] != "color-contrast")
+    assert layout["axe"], "axe-core ran on no page"
+    assert not lines, "\n".join(lines)
+
+
+def test_axe_colour_contrast(layout):
+    """Text (formula symbols, table headers, figure labels) at contrast >= 4.5:1."""
+    lines = describe(layout["axe"], lambda v: v["id"] == "color-contrast")
+    assert not lines, "\n".join(lines)
 
 
 def test_no_page_scrolls_sideways(layout):
@@ -140,19 +196,25 @@ def dark(built_html, site, browser):
     """Every page in dark mode: light boxes at both widths, axe-core at the desktop width."""
     found = {"light": [], "axe": []}
     chapters = set(chapter_pages(built_html))
+    spent = Stopwatch()
     for viewport in VIEWPORTS:
         for name in pages(built_html):
-            page_visit = visit(browser, site + name, site, viewport, dark=True)
+            with spent("page load, MathJax"):
+                page_visit = visit(browser, site + name, site, viewport, dark=True)
             page = page_visit.page
-            if page.evaluate("document.documentElement.dataset.theme") != "dark":
-                found["light"].append(f"{viewport} {name}: the theme did not switch to dark")
-            found["light"] += [f"{viewport} {name}: {box}" for box in light_boxes(page)]
+            with spent("backgrounds"):
+                if page.evaluate("document.documentElement.dataset.theme") != "dark":
+                    found["light"].append(f"{viewport} {name}: the theme did not switch to dark")
+                found["light"] += [f"{viewport} {name}: {box}" for box in light_boxes(page)]
             if viewport == "desktop":
-                found["axe"] += [f"{name}: {rule} ({impact}) at {target}: {message}"
-                                 for rule, impact, target, message in axe_violations(page)]
+                with spent("axe"):
+                    found["axe"] += [f"{name}: {rule} ({impact}) at {target}: {message}"
+                                     for rule, impact, target, message in axe_violations(page)]
             if name in chapters:
-                screenshot(page, _shot_name(viewport, "dark", name))
+                with spent("screenshots"):
+                    screenshot(page, _shot_name(viewport, "dark", name))
             page_visit.close()
+    print(f"every page dark at both widths: {spent}")
     return found
 
 
