@@ -271,3 +271,15 @@ def test_the_page_quotes_the_hosting_setup_as_it_is():
     requires = re.search(r'^requires-python = ">=(\d+\.\d+)"$',
                          (BOOK.parent / "pyproject.toml").read_text(encoding="utf-8"), re.M)
     assert f"Python {requires[1]} nebo novější" in text
+
+
+@pytest.mark.build
+def test_the_teachers_page_keeps_its_advice_on_paper(built_html):
+    """Only a chapter's „Cvičení“ section trades its folded-solutions paragraph for a printed
+    sentence; the teachers' page's advice on solutions and checks is printed as it is."""
+    page = BeautifulSoup((built_html / "pro_vyucujici.html").read_text(encoding="utf-8"),
+                         "html.parser")
+    assert not page.select(".ac-screen-only, .ac-print-only")
+    chapter = BeautifulSoup((built_html / "02_uloha_one_hot.html").read_text(encoding="utf-8"),
+                            "html.parser")
+    assert chapter.select("#cviceni .ac-screen-only") and chapter.select("#cviceni .ac-print-only")

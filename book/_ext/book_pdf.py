@@ -79,9 +79,11 @@ def printed_solutions(builder_name, book_pdf):
 
 
 class PrintedExercises(SphinxPostTransform):
-    """In each "Cvičení" section, the paragraph about the folded solutions is for the screen
-    (class ``ac-screen-only``); paper gets :func:`printed_solutions` instead. A transform of
-    the writing phase: the sentence depends on whether the PDF exists at that build."""
+    """In each section titled "Cvičení" (a chapter's exercises; not, say, the teachers'
+    page's "Cvičení do laboratoře …", whose paragraph on folded solutions is advice that
+    paper must keep), the paragraph about the folded solutions is for the screen (class
+    ``ac-screen-only``); paper gets :func:`printed_solutions` instead. A transform of the
+    writing phase: the sentence depends on whether the PDF exists at that build."""
 
     default_priority = 890
 
@@ -89,7 +91,7 @@ class PrintedExercises(SphinxPostTransform):
         sentence = printed_solutions(self.app.builder.name, self.config.book_pdf)
         for section in self.document.findall(nodes.section):
             if not (section.children and isinstance(section[0], nodes.title)
-                    and section[0].astext().startswith("Cvičení")):
+                    and section[0].astext() == "Cvičení"):
                 continue
             for paragraph in section.findall(nodes.paragraph):
                 if paragraph.parent is section and FOLDED.search(paragraph.astext()):
