@@ -96,6 +96,9 @@ Verze {{ verze }}.
 
 ```{hlaseni-chyb}
 ```
+
+```{repozitar-knihy}
+```
 """
 
 
@@ -137,11 +140,13 @@ def test_citation_page_with_and_without_the_repository(tmp_path):
     assert not without.select('a[href*="github.com"], a[href*="github.io"]')
     assert "Našli jste chybu?" not in without.select_one(".book-version").get_text()
     assert book_citation.NO_REPOSITORY in without.select_one("article").get_text(" ")
+    assert book_citation.NO_REPOSITORY_SOURCES in without.select_one("article").get_text(" ")
     # the repository named: the issues in the footer and in the text, the book's address
     issues = [a for a in published.select("a") if a.get("href") == REPOSITORY + "/issues"]
     assert len(issues) == 2
     assert published.select_one(".book-version a").get_text() == "Našli jste chybu?"
     assert published.select_one(f'article a[href="{ADDRESS}"]')
+    assert published.select_one(f'article a[href="{REPOSITORY}"]')  # the repository itself
     assert f"url       = {{{ADDRESS}}}" in published.select_one("pre").get_text()
 
 

@@ -43,6 +43,11 @@ TEMPLATES = HERE / "templates" / "citation"
 NO_REPOSITORY = ("Tato kopie knihy byla sestavena bez adresy svého repozitáře; chybu proto "
                  "nahlaste tomu, od koho knihu máte, například vyučujícímu.")
 
+#: „Pro vyučující“ without a repository's address: where the sources are then.
+NO_REPOSITORY_SOURCES = ("Tato kopie knihy byla sestavena bez adresy svého repozitáře; "
+                         "zdrojové soubory knihy (kapitoly, README.md, workflow) má ten, od koho "
+                         "knihu máte.")
+
 #: The BibTeX key of the book.
 BIBTEX_KEY = "mechanismus_pozornosti"
 
@@ -105,8 +110,8 @@ def bibtex(reference, version, address):
 
 
 class CitationPlaceholder(nodes.General, nodes.Element):
-    """Where ``{citace-knihy}`` or ``{hlaseni-chyb}`` stands; filled when the page is
-    written."""
+    """Where ``{citace-knihy}``, ``{hlaseni-chyb}`` or ``{repozitar-knihy}`` stands; filled
+    when the page is written."""
 
 
 class BookCitation(SphinxDirective):
@@ -121,6 +126,24 @@ class ErrorReports(SphinxDirective):
 
     def run(self):
         return [CitationPlaceholder(kind="issues")]
+
+
+class Repository(SphinxDirective):
+    """``{repozitar-knihy}``: the repository's address as a link (what to fork, where the
+    README is), or where the sources are without one."""
+
+    def run(self):
+        return [CitationPlaceholder(kind="repository")]
+
+
+def _repository_nodes(config):
+    if not config.book_repository:
+        return [nodes.paragraph(text=NO_REPOSITORY_SOURCES)]
+    paragraph = nodes.paragraph()
+    paragraph += nodes.Text("Repozitář knihy: ")
+    paragraph += nodes.reference(text=config.book_repository, refuri=config.book_repository)
+    paragraph += nodes.Text(".")
+    return [paragraph]
 
 
 def _citation_nodes(config):
@@ -157,9 +180,10 @@ class FillCitation(SphinxPostTransform):
     default_priority = 100  # before the late Czech typography (900)
 
     def run(self, **kwargs):
+        make = {"citation": _citation_nodes, "issues": _issues_nodes,
+                "repository": _repository_nodes}
         for node in list(self.document.findall(CitationPlaceholder)):
-            make = _citation_nodes if node["kind"] == "citation" else _issues_nodes
-            node.replace_self(make(self.config))
+            node.replace_self(make[node["kind"]](self.config))
 
 
 def configure(app, config):
@@ -186,6 +210,7 @@ def setup(app):
     app.add_node(CitationPlaceholder)
     app.add_directive("citace-knihy", BookCitation)
     app.add_directive("hlaseni-chyb", ErrorReports)
+    app.add_directive("repozitar-knihy", Repository)
     app.add_post_transform(FillCitation)
     app.connect("config-inited", configure)
     app.connect("html-page-context", footer_context)
