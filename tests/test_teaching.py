@@ -180,6 +180,32 @@ def test_a_plan_that_breaks_a_rule_is_reported():
     assert any("cv-04-" in p and "neither" in p for p in problems)
 
 
+def test_a_section_read_at_home_leaves_the_lecture():
+    """A reading may give a section by its label: its minutes are the section's, and the same
+    week's lecture of its chapter counts the chapter without it (what it leaves out)."""
+    sources = te.notebook_sources(BOOK)
+    chapter = sources["04_nasyceni_softmaxu"]
+    section = te.section_source(chapter, "nasyceni-v-treninku")
+    assert section.lstrip().startswith("(nasyceni-v-treninku)=\n## ")
+    # up to the next heading of its level, whose own label is left to it
+    rest = chapter[chapter.index(section) + len(section):]
+    assert rest.lstrip().startswith(("## ", "("))
+    assert te.section_source(chapter, "no-such-label") is None
+    minutes = lambda text: round(te.estimate(text, None)["reading"])  # noqa: E731
+    alone = te.plan_minutes(te.parse_plan(["1 | přednáška | 04_nasyceni_softmaxu"]), sources)
+    split = te.plan_minutes(te.parse_plan(["1 | přednáška | 04_nasyceni_softmaxu",
+                                           "1 | čtení | nasyceni-v-treninku",
+                                           "2 | přednáška | 04_nasyceni_softmaxu"]), sources)
+    (_w, _p, _i, whole), = alone[0]
+    (_, _, _, lecture), (_, _, _, reading), (_, _, _, other_week) = split[0]
+    assert not alone[1] and not split[1]
+    assert whole == minutes(chapter) == other_week
+    assert reading == minutes(section) > 0
+    assert lecture == minutes(chapter.replace(section, "")) < whole
+    _parts, problems = te.plan_minutes(te.parse_plan(["1 | čtení | no-such-label"]), sources)
+    assert any("'no-such-label'" in p for p in problems)
+
+
 @pytest.mark.build
 def test_built_estimates_table(built_html):
     page = BeautifulSoup((built_html / "pro_vyucujici.html").read_text(encoding="utf-8"),
@@ -210,7 +236,11 @@ def test_built_estimates_table(built_html):
     assert len(plan_items) == sum(len(lines) for lines, _complete in plans())
     assert all(re.search(r"\d\s*min\): ", li.get_text()) or "zájemce" in li.get_text()
                for li in plan_items)
-    assert re.search(r"dodatek, Cvičení\s1\s", page.select_one("ul.teaching-plan").get_text())
+    plan_text = " ".join(page.select_one("ul.teaching-plan").get_text().split())
+    assert re.search(r"dodatek, Cvičení\s1\s", plan_text)
+    # a section read at home, by its title, and the lecture that leaves it out
+    assert "kapitola 4 bez oddílu „Nasycení při tréninku“" in plan_text
+    assert "z kapitoly 4 oddíl „Nasycení při tréninku“" in plan_text
 
 
 GLOSSARY = (BOOK / "glosar.md").read_text(encoding="utf-8")

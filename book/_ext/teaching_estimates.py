@@ -26,7 +26,8 @@ Two more directives use the same estimates (issue 20, review of session 25):
 - ``{cviceni-rozdeleni}``: the table of exercises for the lab and for homework, sorted by
   the kind each exercise's title names (:data:`LAB_KINDS`: those done in the notebook);
 - ``{rozvrh}``: a teaching plan, one line per part of a week (``1 | přednáška | 01_mekky_slovnik
-  02_uloha_one_hot``), shown with each part's estimated minutes; a lecture (its chapters'
+  02_uloha_one_hot``; a reading may name a section by its label, which the week's lecture
+  then leaves out), shown with each part's estimated minutes; a lecture (its chapters'
   reading time) and a lab (its exercises' time) must fit :data:`SLOT_MINUTES`, an exercise
   may be given once, and with ``:vsechna:`` every exercise of the chapters the plan teaches
   is given. A plan that breaks a rule is a warning, which fails the strict build.
@@ -290,6 +291,50 @@ def chapter_label(docname):
     return str(int(prefix)) if prefix.isdigit() else docname
 
 
+_HEADING = re.compile(r"^(#+) ", re.M)
+
+
+def section_source(text, label):
+    """The source of the section of ``text`` that ``(label)=`` opens, up to the next heading
+    of its level or higher outside code cells (a code comment starts with ``#`` too);
+    ``None`` when no section has the label."""
+    start = text.find(f"\n({label})=\n")
+    if start < 0:
+        return None
+    cells = [m.span() for m in _CODE_CELL.finditer(text)]
+    headings = [m for m in _HEADING.finditer(text, start)
+                if not any(a <= m.start() < b for a, b in cells)]
+    if not headings:
+        return None
+    level = len(headings[0].group(1))
+    end = next((m.start() for m in headings[1:] if len(m.group(1)) <= level), len(text))
+    # the next section's label belongs to the next section
+    return re.sub(r"(?:\n\([\w-]+\)=\n\s*)+\Z", "\n", text[start:end])
+
+
+def plan_sections(plan, sources):
+    """The sections a plan names among its chapters (``čtení | nasyceni-v-treninku``):
+    label → (docname, source)."""
+    found = {}
+    for _week, part, items in plan:
+        for x in items if PARTS[part] == "chapters" else ():
+            for page, text in sources.items() if x not in sources else ():
+                if (source := section_source(text, x)) is not None:
+                    found[x] = (page, source)
+    return found
+
+
+def read_at_home(plan, sections):
+    """(week, docname) → the labels of the chapter's sections that the week's reading
+    (``čtení``) gives: the week's lecture of the chapter leaves them out."""
+    home = {}
+    for week, part, items in plan:
+        for x in items if part == "čtení" else ():
+            if x in sections:
+                home.setdefault((week, sections[x][0]), []).append(x)
+    return home
+
+
 def lab_and_homework(sources):
     """Per page (docname): (the labels of its exercises for the lab, for homework), by kind."""
     return {page: ([label for label, _s, kind in exercises(text) if kind in LAB_KINDS],
@@ -321,15 +366,20 @@ def plan_minutes(plan, sources, complete=False):
     breaks. A chapter's docname among a homework's (``úkol``) items stands for its exercises
     that no lab of the plan gives; a lecture's minutes are its chapters' reading time (the
     lecture shows what a careful reader reads in that time), a lab's and a homework's their
-    exercises' (:func:`exercise_minutes`), a reading's its chapters'."""
+    exercises' (:func:`exercise_minutes`), a reading's its chapters'. A reading may give a
+    section by its label (:func:`section_source`); the same week's lecture of its chapter
+    then leaves the section out (:func:`read_at_home`)."""
     stars = {label: s for text in sources.values() for label, s, _kind in exercises(text)}
     of_page = {page: [label for label, _s, _k in exercises(text)]
                for page, text in sources.items()}
     in_labs = {x for _w, part, items in plan if part == "laboratoř" for x in items}
+    sections = plan_sections(plan, sources)
+    home = read_at_home(plan, sections)
     problems, parts = [], []
     for week, part, items in plan:
-        unknown = [x for x in items if x not in (stars if PARTS[part] == "exercises"
-                                                 and x.startswith("cv-") else sources)]
+        unknown = [x for x in items
+                   if x not in ((stars if x.startswith("cv-") else sources)
+                                if PARTS[part] == "exercises" else sources.keys() | sections)]
         problems += [f"týden {week}, {part}: {x!r} is no exercise or chapter" for x in unknown]
         items = [x for x in items if x not in unknown]
         if PARTS[part] == "exercises":
@@ -337,8 +387,14 @@ def plan_minutes(plan, sources, complete=False):
                      ([x] if x in stars else [e for e in of_page[x] if e not in in_labs])]
             minutes = sum(exercise_minutes(stars[x]) for x in items)
         else:
-            # as the table of estimates shows them: each chapter's rounded minutes
-            minutes = sum(round(estimate(sources[x], None)["reading"]) for x in items)
+            # as the table of estimates shows them: each chapter's rounded minutes; a
+            # section's own, and a lecture's chapter without its sections read at home
+            minutes = 0
+            for x in items:
+                text = sections[x][1] if x in sections else sources[x]
+                for label in home.get((week, x), []) if part == "přednáška" else ():
+                    text = text.replace(sections[label][1], "")
+                minutes += round(estimate(text, None)["reading"])
         if part in ("přednáška", "laboratoř") and minutes > SLOT_MINUTES:
             problems.append(f"týden {week}, {part}: {minutes} min > {SLOT_MINUTES} min")
         parts.append((week, part, items, minutes))
@@ -349,11 +405,12 @@ def plan_minutes(plan, sources, complete=False):
         taught = {x for _w, part, items, _m in parts if part in ("přednáška", "čtení")
                   for x in items}
         problems += [f"{x} ({page}) is given neither in a lab nor as homework"
-                     for page in taught for x in of_page[page] if x not in given]
+                     for page in taught & of_page.keys() for x in of_page[page]
+                     if x not in given]
     return parts, problems
 
 
-def _exercise_ref(label, docname):
+def _label_ref(label, docname):
     return addnodes.pending_xref("", nodes.inline(label, label, classes=["xref", "std", "std-ref"]),
                                  refdomain="std", reftype="ref", reftarget=label,
                                  refexplicit=False, refwarn=True, refdoc=docname)
@@ -393,7 +450,7 @@ class ExerciseTable(SphinxDirective):
         sources = notebook_sources(self.env.srcdir, self.env)
         for page, (lab, home) in lab_and_homework(sources).items():
             cells = [_chapter_ref(page, self.env.docname)]
-            cells += [nodes.inline("", "", *_joined([_exercise_ref(x, self.env.docname)
+            cells += [nodes.inline("", "", *_joined([_label_ref(x, self.env.docname)
                                                      for x in labels]))
                       for labels in (lab, home)]
             body += nodes.row("", *(_cell(c) for c in cells))
@@ -416,8 +473,10 @@ class TeachingPlan(SphinxDirective):
 
     def run(self):
         sources = notebook_sources(self.env.srcdir, self.env)
-        parts, problems = plan_minutes(parse_plan(self.content), sources,
-                                       complete="vsechna" in self.options)
+        plan = parse_plan(self.content)
+        parts, problems = plan_minutes(plan, sources, complete="vsechna" in self.options)
+        sections = plan_sections(plan, sources)
+        home = read_at_home(plan, sections)
         for problem in problems:
             logger.warning(f"rozvrh: {problem}", location=(self.env.docname, self.lineno))
         weeks = nodes.bullet_list(classes=["teaching-plan"])
@@ -435,7 +494,9 @@ class TeachingPlan(SphinxDirective):
                 kind = PARTS[part]
                 # an exercise's reference reads "Cvičení 2.1 Title"
                 refs = (_joined([self.exercise(x) for x in items]) if kind == "exercises"
-                        else self.chapters(items))
+                        else self.chapters(items, sections, {
+                            page: labels for (of_week, page), labels in home.items()
+                            if of_week == w and part == "přednáška"}))
                 time = "" if part == "rozšíření" else f" ({cz(minutes, 0)} min)"
                 entry = nodes.paragraph("", "", nodes.emphasis(text=PART_TITLES[part]),
                                         nodes.Text(f"{time}: "), *refs)
@@ -443,24 +504,40 @@ class TeachingPlan(SphinxDirective):
         NbMetadataCollector.set_doc_data(self.env, self.env.docname, METADATA_KEY, True)
         return [weeks]
 
-    def chapters(self, pages):
+    def chapters(self, items, sections, left_out):
         """"kapitoly 3 a 5", "kapitoly 3 a 5 a dodatek", "dodatek": numbered chapters after
-        the word, the appendix by its name after them."""
+        the word, the appendix by its name after them, then the sections by their titles
+        ("z kapitoly 4 oddíl „…“"); a chapter in ``left_out`` (docname → section labels) is
+        named without them ("kapitola 4 bez oddílu „…“")."""
+        pages = [x for x in items if x not in sections]
         numbered = [p for p in pages if chapter_label(p).isdigit()]
         named = [p for p in pages if p not in numbered]
         out = []
         if numbered:
             out = [nodes.Text("kapitola " if len(numbered) == 1 else "kapitoly ")]
-            out += _joined([_chapter_ref(p, self.env.docname) for p in numbered], ", ", " a ")
+            out += _joined([self.chapter(p, left_out.get(p, ())) for p in numbered],
+                           ", ", " a ")
         for page in named:
             out += [nodes.Text(" a ")] if out else []
-            out.append(_chapter_ref(page, self.env.docname))
+            out.append(self.chapter(page, left_out.get(page, ())))
+        for label in (x for x in items if x in sections):
+            out += [nodes.Text(" a ")] if out else []
+            out += [nodes.Text(f"z kapitoly {chapter_label(sections[label][0])} oddíl „"),
+                    _label_ref(label, self.env.docname), nodes.Text("“")]
+        return out
+
+    def chapter(self, page, without):
+        """A chapter's reference, followed by the sections left out of it."""
+        out = nodes.inline("", "", _chapter_ref(page, self.env.docname))
+        for label in without:
+            out += [nodes.Text(" bez oddílu „"), _label_ref(label, self.env.docname),
+                    nodes.Text("“")]
         return out
 
     def exercise(self, label):
         """An exercise's reference; the appendix's, numbered 1, 2, … without a chapter,
         say where they are ("dodatek, Cvičení 1 …")."""
-        ref = _exercise_ref(label, self.env.docname)
+        ref = _label_ref(label, self.env.docname)
         if label.startswith("cv-dodatek-"):
             return nodes.inline("", "", nodes.Text("dodatek, "), ref)
         return ref
