@@ -327,6 +327,22 @@ def test_hidden_code_toggle_is_named_by_its_text(built_html, site, browser):
         assert shown == {"Zobrazit kód"}
 
 
+@pytest.mark.build
+def test_hidden_code_toggles_name_what_they_hide(built_html):
+    """A toggle above a cell's code shows the code, one below it the cell's output (chapter
+    9's exercises hide their results so; a student took „Zobrazit kód“ there for code)."""
+    prompts = {}
+    for page in ("01_mekky_slovnik.html", "09_blok_transformeru.html"):
+        soup = BeautifulSoup((built_html / page).read_text(encoding="utf-8"), "html.parser")
+        for details in soup.select("details.hide"):
+            where = next(c for c in details["class"] if c in ("above-input", "below-input"))
+            prompts.setdefault(where, set()).add(
+                tuple(details.select_one(f"summary .{state}").get_text(strip=True)
+                      for state in ("collapsed", "expanded")))
+    assert prompts == {"above-input": {("Zobrazit kód", "Skrýt kód")},
+                       "below-input": {("Zobrazit výstup", "Skrýt výstup")}}
+
+
 MINI_CONF = """
 import sys
 sys.path.insert(0, {ext!r})

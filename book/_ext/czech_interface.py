@@ -17,7 +17,8 @@ Sphinx compiles it). The rest is done here, once:
 - the download menu's tooltips (sphinx-book-theme's Czech catalogue mixes "Stáhněte si"
   and "Stáhnout");
 - myst-nb's hidden-code toggle: its ``<summary>`` had ``aria-label="Toggle hidden content"``
-  over the visible "Zobrazit kód"; now its name is its visible text;
+  over the visible "Zobrazit kód"; now its name is its visible text, which names what it
+  hides ("Zobrazit kód", "Zobrazit výstup");
 - the index ("Rejstřík") sorted and grouped by the Czech alphabet (Č after C, Ch after H,
   Ř, Š, Ž as letters of their own; Sphinx groups "čas" under C);
 - sphinx-proof's proofs start with "Důkaz." (it writes the English "Proof." into the text);
@@ -168,15 +169,28 @@ def czech_genindex(app, pagename, templatename, context, doctree):
 
 # --- myst-nb: the hidden-code toggle, named by its visible text ---------------------------------
 
+#: What a toggle hides: myst-nb puts the English word for it into the prompt's ``{type}``
+#: (the whole cell, its source above the outputs, its outputs below the source or alone).
+HIDDEN_PART = {"content": "buňku", "source": "kód", "output": "výstup", "outputs": "výstup"}
+
+
+def czech_prompt(prompt):
+    """A toggle's prompt with its last word, myst-nb's ``{type}``, in Czech."""
+    head, _, part = prompt.rpartition(" ")
+    return f"{head} {HIDDEN_PART[part]}" if part in HIDDEN_PART else prompt
+
+
 def visit_hide_cell_input(self, node):
-    """myst-nb's ``visit_HideCellInput`` without the English ``aria-label``."""
+    """myst-nb's ``visit_HideCellInput`` without the English ``aria-label``, and with the
+    hidden part named in Czech (a toggle below the code shows the output, not code)."""
     from html import escape
 
     classes = " ".join(node["classes"])
+    show, hide = (escape(czech_prompt(node[key])) for key in ("prompt_show", "prompt_hide"))
     self.body.append(f'<details class="admonition hide {classes}">\n')
     self.body.append("<summary>\n")
-    self.body.append(f'<p class="collapsed admonition-title">{escape(node["prompt_show"])}</p>\n')
-    self.body.append(f'<p class="expanded admonition-title">{escape(node["prompt_hide"])}</p>\n')
+    self.body.append(f'<p class="collapsed admonition-title">{show}</p>\n')
+    self.body.append(f'<p class="expanded admonition-title">{hide}</p>\n')
     self.body.append("</summary>\n")
 
 
