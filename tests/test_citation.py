@@ -28,6 +28,7 @@ VERSION = attention_core.__version__
 CITATION = ROOT / "CITATION.cff"
 REPOSITORY = "https://github.com/skola/mechanismus-pozornosti"
 ADDRESS = "https://skola.github.io/mechanismus-pozornosti/"
+REVISION = "0123456789abcdef0123456789abcdef01234567"
 
 
 def cff_errors(path):
@@ -127,9 +128,11 @@ def build_citation_page(tmp_path, env):
 @pytest.mark.build
 def test_citation_page_with_and_without_the_repository(tmp_path):
     without = build_citation_page(tmp_path / "without", {
-        **os.environ, "BOOK_REPOSITORY_URL": None, "BOOK_BASE_URL": None})
+        **os.environ, "BOOK_REPOSITORY_URL": None, "BOOK_BASE_URL": None,
+        "BOOK_REVISION": None})
     published = build_citation_page(tmp_path / "with", {
-        **os.environ, "BOOK_REPOSITORY_URL": REPOSITORY + "/", "BOOK_BASE_URL": ADDRESS})
+        **os.environ, "BOOK_REPOSITORY_URL": REPOSITORY + "/", "BOOK_BASE_URL": ADDRESS,
+        "BOOK_REVISION": REVISION})
     for page in (without, published):
         article = page.select_one("article").get_text(" ", strip=True)
         assert f"Verze {VERSION}." in article and "{{ verze" not in article
@@ -139,12 +142,17 @@ def test_citation_page_with_and_without_the_repository(tmp_path):
     # no address, no link, and the page says whom to tell
     assert not without.select('a[href*="github.com"], a[href*="github.io"]')
     assert "Našli jste chybu?" not in without.select_one(".book-version").get_text()
+    assert "revize" not in without.select_one(".book-version").get_text()
     assert book_citation.NO_REPOSITORY in without.select_one("article").get_text(" ")
     assert book_citation.NO_REPOSITORY_SOURCES in without.select_one("article").get_text(" ")
     # the repository named: the issues in the footer and in the text, the book's address
     issues = [a for a in published.select("a") if a.get("href") == REPOSITORY + "/issues"]
     assert len(issues) == 2
-    assert published.select_one(".book-version a").get_text() == "Našli jste chybu?"
+    assert published.select_one(".book-version a:last-child").get_text() == "Našli jste chybu?"
+    # the revision the hosted book was built from, linked into the repository
+    footer = " ".join(published.select_one(".book-version").get_text().split())
+    assert footer.startswith(f"Verze {VERSION} (revize {REVISION[:12]}) · ")
+    assert published.select_one(f'.book-version a[href="{REPOSITORY}/tree/{REVISION[:12]}"]')
     assert published.select_one(f'article a[href="{ADDRESS}"]')
     assert published.select_one(f'article a[href="{REPOSITORY}"]')  # the repository itself
     assert f"url       = {{{ADDRESS}}}" in published.select_one("pre").get_text()

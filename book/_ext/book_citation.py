@@ -9,6 +9,10 @@
   title, year) and the version, with the book's address where the build knows one:
   ``BOOK_BASE_URL`` (the hosted book, ``link_previews.py``), else ``BOOK_REPOSITORY_URL``
   (the repository, ``attention_book.py``). Without either, no address is made up.
+- The revision: the hosted book is built again on every change of ``main`` while the
+  version changes only with a release, so the footer also names the commit it was built
+  from (``BOOK_REVISION``, which the workflow sets; a link into the repository where
+  ``BOOK_REPOSITORY_URL`` is set too). A local build is not told it and shows none.
 - „Našli jste chybu?“: a link to the repository's issues (``<BOOK_REPOSITORY_URL>/issues``)
   in the footer of every page and, by the directive ``{hlaseni-chyb}``, on „O knize“; both
   only where ``BOOK_REPOSITORY_URL`` is set (without it „O knize“ says whom to tell).
@@ -57,6 +61,16 @@ def repository_url():
     from attention_book import REPOSITORY_VARIABLE
 
     return os.environ.get(REPOSITORY_VARIABLE, "").strip().rstrip("/")
+
+
+#: The revision (commit) the book is built from, set by the workflow (GitHub's ``github.sha``).
+REVISION_VARIABLE = "BOOK_REVISION"
+
+
+def revision():
+    """The built revision's short form (12 hex digits), or "" when the build is not told."""
+    value = os.environ.get(REVISION_VARIABLE, "").strip().lower()
+    return value[:12] if value and all(c in "0123456789abcdef" for c in value) else ""
 
 
 def issues_url(repository):
@@ -192,6 +206,7 @@ def configure(app, config):
 
     config.version = config.release = VERSION
     config.book_repository = repository_url()
+    config.book_revision = revision()
     config.book_address = base_url()
     config.myst_substitutions = {**config.myst_substitutions, "verze": VERSION}
     config.templates_path.insert(0, str(TEMPLATES))
@@ -201,12 +216,17 @@ def footer_context(app, pagename, templatename, context, doctree):
     """The footer's version and „Našli jste chybu?“ link (``extra-footer.html``)."""
     context["book_version"] = VERSION
     context["issues_url"] = issues_url(app.config.book_repository)
+    context["book_revision"] = app.config.book_revision
+    context["revision_url"] = (f"{app.config.book_repository}/tree/{app.config.book_revision}"
+                               if app.config.book_repository and app.config.book_revision
+                               else "")
 
 
 def setup(app):
     # set from the environment in configure(); the pages depend on them
     app.add_config_value("book_repository", "", "html")
     app.add_config_value("book_address", "", "html")
+    app.add_config_value("book_revision", "", "html")
     app.add_node(CitationPlaceholder)
     app.add_directive("citace-knihy", BookCitation)
     app.add_directive("hlaseni-chyb", ErrorReports)
