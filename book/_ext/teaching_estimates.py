@@ -324,15 +324,16 @@ def plan_sections(plan, sources):
     return found
 
 
-def read_at_home(plan, sections):
-    """(week, docname) → the labels of the chapter's sections that the week's reading
-    (``čtení``) gives: the week's lecture of the chapter leaves them out."""
-    home = {}
+def named_apart(plan, sections):
+    """(week, docname) → the labels of the chapter's sections that a part of the week names
+    on their own (``čtení | nasyceni-v-treninku``): the week's other parts that give the
+    whole chapter leave them out."""
+    apart = {}
     for week, part, items in plan:
-        for x in items if part == "čtení" else ():
+        for x in items if PARTS[part] == "chapters" else ():
             if x in sections:
-                home.setdefault((week, sections[x][0]), []).append(x)
-    return home
+                apart.setdefault((week, sections[x][0]), []).append(x)
+    return apart
 
 
 def lab_and_homework(sources):
@@ -344,8 +345,8 @@ def lab_and_homework(sources):
 
 #: The parts of a week in ``{rozvrh}``: what their items are, and whether they must fit a
 #: slot of :data:`SLOT_MINUTES`.
-PARTS = {"přednáška": "chapters", "laboratoř": "exercises", "čtení": "chapters",
-         "úkol": "exercises", "rozšíření": "chapters"}
+PARTS = {"před přednáškou": "chapters", "přednáška": "chapters", "laboratoř": "exercises",
+         "čtení": "chapters", "úkol": "exercises", "rozšíření": "chapters"}
 
 
 def parse_plan(lines):
@@ -366,15 +367,15 @@ def plan_minutes(plan, sources, complete=False):
     breaks. A chapter's docname among a homework's (``úkol``) items stands for its exercises
     that no lab of the plan gives; a lecture's minutes are its chapters' reading time (the
     lecture shows what a careful reader reads in that time), a lab's and a homework's their
-    exercises' (:func:`exercise_minutes`), a reading's its chapters'. A reading may give a
-    section by its label (:func:`section_source`); the same week's lecture of its chapter
-    then leaves the section out (:func:`read_at_home`)."""
+    exercises' (:func:`exercise_minutes`), a reading's its chapters'. A part may give a
+    section by its label (:func:`section_source`); the week's other parts that give its
+    chapter then leave the section out (:func:`named_apart`)."""
     stars = {label: s for text in sources.values() for label, s, _kind in exercises(text)}
     of_page = {page: [label for label, _s, _k in exercises(text)]
                for page, text in sources.items()}
     in_labs = {x for _w, part, items in plan if part == "laboratoř" for x in items}
     sections = plan_sections(plan, sources)
-    home = read_at_home(plan, sections)
+    apart = named_apart(plan, sections)
     problems, parts = [], []
     for week, part, items in plan:
         unknown = [x for x in items
@@ -387,14 +388,14 @@ def plan_minutes(plan, sources, complete=False):
                      ([x] if x in stars else [e for e in of_page[x] if e not in in_labs])]
             minutes = sum(exercise_minutes(stars[x]) for x in items)
         else:
-            # as the table of estimates shows them: each chapter's rounded minutes; a
-            # section's own, and a lecture's chapter without its sections read at home
-            minutes = 0
-            for x in items:
-                text = sections[x][1] if x in sections else sources[x]
-                for label in home.get((week, x), []) if part == "přednáška" else ():
-                    text = text.replace(sections[label][1], "")
-                minutes += round(estimate(text, None)["reading"])
+            # as the table of estimates shows them: each chapter's rounded minutes, less
+            # the rounded minutes of its sections that the week gives apart (so the week
+            # adds up as printed); a section's own
+            reading = lambda text: round(estimate(text, None)["reading"])  # noqa: E731
+            minutes = sum(reading(sections[x][1]) if x in sections else
+                          reading(sources[x]) - sum(reading(sections[y][1])
+                                                    for y in apart.get((week, x), ()))
+                          for x in items)
         if part in ("přednáška", "laboratoř") and minutes > SLOT_MINUTES:
             problems.append(f"týden {week}, {part}: {minutes} min > {SLOT_MINUTES} min")
         parts.append((week, part, items, minutes))
@@ -402,7 +403,8 @@ def plan_minutes(plan, sources, complete=False):
                     for x in items)
     problems += [f"{x} is given {n} times" for x, n in given.items() if n > 1]
     if complete:
-        taught = {x for _w, part, items, _m in parts if part in ("přednáška", "čtení")
+        taught = {x for _w, part, items, _m in parts
+                  if part in ("před přednáškou", "přednáška", "čtení")
                   for x in items}
         problems += [f"{x} ({page}) is given neither in a lab nor as homework"
                      for page in taught & of_page.keys() for x in of_page[page]
@@ -460,8 +462,9 @@ class ExerciseTable(SphinxDirective):
 
 
 #: How a part of a week reads in a plan.
-PART_TITLES = {"přednáška": "Přednáška", "laboratoř": "Laboratoř", "čtení": "Čtení doma",
-               "úkol": "Domácí úkol", "rozšíření": "Pro zájemce"}
+PART_TITLES = {"před přednáškou": "Před přednáškou", "přednáška": "Přednáška",
+               "laboratoř": "Laboratoř", "čtení": "Čtení doma", "úkol": "Domácí úkol",
+               "rozšíření": "Pro zájemce"}
 
 
 class TeachingPlan(SphinxDirective):
@@ -476,7 +479,7 @@ class TeachingPlan(SphinxDirective):
         plan = parse_plan(self.content)
         parts, problems = plan_minutes(plan, sources, complete="vsechna" in self.options)
         sections = plan_sections(plan, sources)
-        home = read_at_home(plan, sections)
+        apart = named_apart(plan, sections)
         for problem in problems:
             logger.warning(f"rozvrh: {problem}", location=(self.env.docname, self.lineno))
         weeks = nodes.bullet_list(classes=["teaching-plan"])
@@ -495,8 +498,8 @@ class TeachingPlan(SphinxDirective):
                 # an exercise's reference reads "Cvičení 2.1 Title"
                 refs = (_joined([self.exercise(x) for x in items]) if kind == "exercises"
                         else self.chapters(items, sections, {
-                            page: labels for (of_week, page), labels in home.items()
-                            if of_week == w and part == "přednáška"}))
+                            page: labels for (of_week, page), labels in apart.items()
+                            if of_week == w}))
                 time = "" if part == "rozšíření" else f" ({cz(minutes, 0)} min)"
                 entry = nodes.paragraph("", "", nodes.emphasis(text=PART_TITLES[part]),
                                         nodes.Text(f"{time}: "), *refs)
@@ -504,35 +507,39 @@ class TeachingPlan(SphinxDirective):
         NbMetadataCollector.set_doc_data(self.env, self.env.docname, METADATA_KEY, True)
         return [weeks]
 
-    def chapters(self, items, sections, left_out):
-        """"kapitoly 3 a 5", "kapitoly 3 a 5 a dodatek", "dodatek": numbered chapters after
-        the word, the appendix by its name after them, then the sections by their titles
-        ("z kapitoly 4 oddíl „…“"); a chapter in ``left_out`` (docname → section labels) is
-        named without them ("kapitola 4 bez oddílu „…“")."""
+    def chapters(self, items, sections, apart):
+        """"kapitola 4", "kapitoly 3, 5 a dodatek", "z dodatku oddíly „…“ a „…“": numbered
+        chapters after the word, the appendix by its name, the sections by their titles
+        after the chapter they are from; a chapter whose sections ``apart`` names
+        (docname → labels) without them ("kapitola 4 bez oddílu „…“")."""
         pages = [x for x in items if x not in sections]
         numbered = [p for p in pages if chapter_label(p).isdigit()]
-        named = [p for p in pages if p not in numbered]
-        out = []
-        if numbered:
-            out = [nodes.Text("kapitola " if len(numbered) == 1 else "kapitoly ")]
-            out += _joined([self.chapter(p, left_out.get(p, ())) for p in numbered],
-                           ", ", " a ")
-        for page in named:
-            out += [nodes.Text(" a ")] if out else []
-            out.append(self.chapter(page, left_out.get(page, ())))
+        whole = [self.chapter(p, [x for x in apart.get(p, ()) if x not in items])
+                 for p in numbered + [p for p in pages if p not in numbered]]
+        of_page = {}
         for label in (x for x in items if x in sections):
-            out += [nodes.Text(" a ")] if out else []
-            out += [nodes.Text(f"z kapitoly {chapter_label(sections[label][0])} oddíl „"),
-                    _label_ref(label, self.env.docname), nodes.Text("“")]
-        return out
+            of_page.setdefault(sections[label][0], []).append(label)
+        for page, labels in of_page.items():
+            where = (f"z kapitoly {chapter_label(page)}" if chapter_label(page).isdigit()
+                     else "z dodatku")
+            whole.append(nodes.inline("", "", nodes.Text(
+                f"{where} oddíl{'' if len(labels) == 1 else 'y'} "), *self.titles(labels)))
+        out = [nodes.Text("kapitola " if len(numbered) == 1 else "kapitoly ")] if numbered else []
+        return out + _joined(whole, ", ", " a ")
 
     def chapter(self, page, without):
         """A chapter's reference, followed by the sections left out of it."""
         out = nodes.inline("", "", _chapter_ref(page, self.env.docname))
-        for label in without:
-            out += [nodes.Text(" bez oddílu „"), _label_ref(label, self.env.docname),
-                    nodes.Text("“")]
+        if without:
+            out += nodes.Text(f" bez oddíl{'u' if len(without) == 1 else 'ů'} ")
+            out += self.titles(without)
         return out
+
+    def titles(self, labels):
+        """Sections' titles in quotation marks: "„A“, „B“ a „C“"."""
+        return _joined([nodes.inline("", "", nodes.Text("„"),
+                                     _label_ref(x, self.env.docname), nodes.Text("“"))
+                        for x in labels], ", ", " a ")
 
     def exercise(self, label):
         """An exercise's reference; the appendix's, numbered 1, 2, … without a chapter,
