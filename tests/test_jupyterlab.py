@@ -2,9 +2,10 @@
 
 A JupyterLab of its own (config, settings, workspaces, runtime and IPython folders in a
 temporary directory, on 127.0.0.1 with a token) serves a copy of the book. Its settings are
-the ones the README gives a reader: ``jupytext-config set-default-viewer`` makes jupytext's
-notebook the default viewer of ``.md``, the windowing mode is "none", and jupyterlab-myst
-(requirements.txt) renders the Markdown; besides, the notebook's kernel starts without a
+the ones the README gives a reader, ``jupyter lab --config=lab/jupyter_lab_config.py``:
+jupytext's notebook is the default viewer of ``.md``, the windowing mode is "none", the box
+titles are Czech (``lab/custom/custom.css``), and jupyterlab-myst (requirements.txt) renders
+the Markdown; besides, the notebook's kernel starts without a
 dialog, news and update checks are off, and the application object is exposed to the test,
 which reads the notebook's cells from it. For every chapter (and the appendix) the test
 opens it by double-click in the file browser and checks, as a reader would see it:
@@ -21,6 +22,8 @@ opens it by double-click in the file browser and checks, as a reader would see i
   after Run All, no computed value shown by its name instead of its value (``{eval}``,
   ``book/_ext/computed_values.py``): every Markdown cell is scrolled into view, so that
   JupyterLab renders it, and its text read;
+- box titles in Czech: no English word of jupyterlab-myst's titles shows, and the CSS
+  counters count the boxes that jupyterlab-myst numbers (``check_box_titles``);
 - every slider moved with the keyboard shows the readout and the caption that the same
   ``explore`` rendered into the HTML book at build time, and a new, non-blank image, shown
   no larger than its pixels;
@@ -68,6 +71,14 @@ VALUE_SHOWN_SECONDS = 30
 #: and the book's term macros (KaTeX shows a formula it cannot typeset as its source).
 RAW_MYST = re.compile(r":class:|\{solution|\{exercise|:::|\{glue|\{prf|\{eval|\{ref\}|"
                       r"\{doc\}|\{cite|\{term\}|```|\\(?:dotaz|klic|skore|vaha|hodnota|vystup)\b")
+
+
+#: The book's JupyterLab configuration (README): settings' defaults and the Czech box titles.
+LAB_CONFIG = Path(__file__).resolve().parents[1] / "lab" / "jupyter_lab_config.py"
+
+#: English words of jupyterlab-myst's box titles that must not show (lab/custom/custom.css).
+ENGLISH_TITLE = re.compile(r"\b(?:Definition|Exercise|Solution|Theorem|Lemma|Proof|Note|"
+                           r"Start of|End of)\b")
 
 
 def slider_chapters():
@@ -154,12 +165,9 @@ class Lab:
             "IPYTHONDIR": str(dirs["ipython"]),
             "JUPYTER_PLATFORM_DIRS": "1",
         }
-        # The reader's one setup command (README): jupytext's notebook opens .md files.
-        command = shutil.which("jupytext-config") or [sys.executable, "-m", "jupytext_config"]
-        command = [command] if isinstance(command, str) else command
-        subprocess.run([*command, "set-default-viewer"], env=self.env, check=True,
-                       capture_output=True, timeout=60)
-        write_json(dirs["config"] / "jupyter_server_config.json", {
+        # the test's own server settings, given on the command line: with --config (README)
+        # JupyterLab reads no other configuration file
+        server = {
             "ServerApp": {"ip": "127.0.0.1", "port": self.port, "port_retries": 0,
                           "open_browser": False,
                           "allow_root": os.geteuid() == 0},
@@ -168,18 +176,21 @@ class Lab:
             "LabApp": {"news_url": None, "extension_manager": "readonly",
                        "expose_app_in_browser": True,
                        "check_for_updates_class": "jupyterlab.NeverCheckForUpdate"},
-        })
+        }
+        options = [f"--{section}.{name}={value}" for section, values in server.items()
+                   for name, value in values.items()]
         settings = dirs["settings"] / "@jupyterlab"
-        # the README's one setting: every cell drawn, so that jupyterlab-myst evaluates the
-        # {eval} of every Markdown cell that Run All runs
+        # the viewer of .md files and the windowing mode come from lab/ (README)
         write_json(settings / "notebook-extension" / "tracker.jupyterlab-settings",
-                   {"autoStartDefaultKernel": True, "windowingMode": "none"})
+                   {"autoStartDefaultKernel": True})
         write_json(settings / "apputils-extension" / "notification.jupyterlab-settings",
                    {"fetchNews": "false", "checkForUpdates": False})
         self.log = open(home / "lab.log", "w")  # noqa: SIM115 (closed in stop)
-        # as the README: `jupyter lab book/` (the folder given serves as the root)
+        # as the README: `jupyter lab --config=lab/jupyter_lab_config.py book/` (the folder
+        # given serves as the root)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "jupyterlab", str(root)], env=self.env, cwd=home,
+            [sys.executable, "-m", "jupyterlab", f"--config={LAB_CONFIG}", str(root), *options],
+            env=self.env, cwd=home,
             stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
     def api(self, path, method="GET"):
@@ -333,6 +344,7 @@ def check_chapter(page, path, plan):
     problems += check_folding(page, nb, "after Run All")
     phases.mark("folding after")
     problems += check_rendered_markdown(page)
+    problems += check_box_titles(page)
     phases.mark("Markdown read")
 
     expect(views).to_have_count(len(plan), timeout=60_000)
@@ -455,6 +467,55 @@ def check_rendered_markdown(page):
             at = match.start()
             problems.append(f"Markdown cell {i + 1} shows raw MyST {match.group()!r}: "
                             f"…{text[max(0, at - 40):at + 40]}…")
+    return problems
+
+
+#: For every box title of the notebook shown: the text a reader sees (``innerText`` leaves
+#: out what ``display: none`` hides; a title made zero-sized shows nothing of its own), the
+#: Czech title written by ``lab/custom/custom.css`` (its ``::before``, as CSS states it), the
+#: number jupyterlab-myst gave the box (in the hidden English title) and the number the
+#: CSS counter gives it: the boxes of its kind counted so far, as the counters count them.
+READ_TITLES = """(selector) => {
+    const panel = document.querySelector(selector);
+    const counts = {};
+    const kinds = {'Link to this Exercise': 'Cvičení', 'Link to this Definition': 'Definice',
+                   'Link to this Theorem': 'Věta', 'Link to this Lemma': 'Lemma'};
+    const found = [];
+    for (const box of panel.querySelectorAll('aside.myst-exercise, details.myst-exercise, '
+                                             + 'aside.myst-proof')) {
+        const title = box.querySelector('.myst-exercise-title, .myst-proof-title');
+        if (!title || !box.checkVisibility()) continue;
+        const self = title.querySelector(':scope > a[title^="Link to this "]');
+        const solution = box.tagName === 'DETAILS';
+        const kind = solution ? 'Cvičení' : self ? kinds[self.title] : 'Důkaz';
+        if (!solution && self) counts[kind] = (counts[kind] || 0) + 1;
+        const english = solution ? title.querySelector('a') : self;
+        const number = english && /(\\d+)$/.exec(english.textContent.trim());
+        found.push({kind, solution,
+                    shown: getComputedStyle(title).fontSize === '0px' ? '' : title.innerText,
+                    czech: getComputedStyle(title, '::before').content,
+                    mystNumber: number ? Number(number[1]) : null,
+                    cssNumber: kind === 'Důkaz' ? null : counts[kind] || 0});
+    }
+    return found; }"""
+
+
+def check_box_titles(page):
+    """Box titles in Czech (``lab/custom/custom.css``): no English word shows, every title
+    has its Czech word, and the CSS counters number the boxes as jupyterlab-myst does."""
+    problems = []
+    titles = page.evaluate(READ_TITLES, ".jp-NotebookPanel:not(.lm-mod-hidden)")
+    for i, box in enumerate(titles):
+        where = f"box {i + 1} ({'solution of ' if box['solution'] else ''}{box['kind']})"
+        if match := ENGLISH_TITLE.search(box["shown"]):
+            problems.append(f"{where}: its title shows {match.group()!r}: {box['shown']!r}")
+        word = "Řešení ke cvičení" if box["solution"] else box["kind"]
+        if not box["czech"].startswith(f'"{word}'):
+            problems.append(f"{where}: no Czech title (::before is {box['czech']!r}; "
+                            "lab/custom/custom.css not loaded?)")
+        if box["cssNumber"] is not None and box["mystNumber"] != box["cssNumber"]:
+            problems.append(f"{where}: jupyterlab-myst numbers it {box['mystNumber']}, the "
+                            f"CSS counter {box['cssNumber']}")
     return problems
 
 
