@@ -153,6 +153,11 @@ def test_citation_page_with_and_without_the_repository(tmp_path):
     footer = " ".join(published.select_one(".book-version").get_text().split())
     assert footer.startswith(f"Verze {VERSION} (revize {REVISION[:12]}) · ")
     assert published.select_one(f'.book-version a[href="{REPOSITORY}/tree/{REVISION[:12]}"]')
+    # and the citation names it (the text and BibTeX's version), the unpublished one not
+    cited = " ".join(published.select_one("article").get_text(" ").split())
+    assert f"Verze {VERSION}, revize {REVISION[:12]}." in cited
+    assert f"version = {{{VERSION}, revize {REVISION[:12]}}}" in cited
+    assert "revize" not in without.select_one("article").get_text()
     assert published.select_one(f'article a[href="{ADDRESS}"]')
     assert published.select_one(f'article a[href="{REPOSITORY}"]')  # the repository itself
     assert f"url       = {{{ADDRESS}}}" in published.select_one("pre").get_text()

@@ -163,15 +163,17 @@ def _repository_nodes(config):
 def _citation_nodes(config):
     reference = preferred_citation()
     address = config.book_address or config.book_repository
+    # the hosted book changes between releases: the revision says which book was read
+    version = f"{VERSION}, revize {config.book_revision}" if config.book_revision else VERSION
     paragraph = nodes.paragraph()
-    for text, kind in citation_text(reference, VERSION, address):
+    for text, kind in citation_text(reference, version, address):
         if kind == "title":
             paragraph += nodes.emphasis(text=text)
         elif kind == "url":
             paragraph += nodes.reference(text=text, refuri=text)
         else:
             paragraph += nodes.Text(text)
-    code = bibtex(reference, VERSION, address)
+    code = bibtex(reference, version, address)
     block = nodes.literal_block(code, code, language="bibtex")
     return [paragraph, nodes.paragraph(text="Totéž pro BibTeX:"), block]
 
