@@ -93,12 +93,15 @@ def _authors(reference):
     return names
 
 
-def citation_text(reference, version, address):
+def citation_text(reference, version, address, revision=""):
     """The citation in words (Czech), as a list of (text, kind) parts: kind is ``""``,
-    ``"title"`` or ``"url"``."""
+    ``"title"``, ``"url"`` or ``"code"`` (the revision, kept from the digit grouping)."""
     authors = "; ".join(_authors(reference))
     parts = [(f"{authors} ({reference['year']}). ", ""), (reference["title"] + ".", "title"),
-             (f" Verze {version}. Interaktivní kniha.", "")]
+             (f" Verze {version}", "")]
+    if revision:
+        parts += [(", revize ", ""), (revision, "code")]
+    parts.append((". Interaktivní kniha.", ""))
     if address:
         parts += [(" Dostupné z: ", ""), (address, "url"), (".", "")]
     parts.append((f" {reference['notes']}", ""))
@@ -164,16 +167,18 @@ def _citation_nodes(config):
     reference = preferred_citation()
     address = config.book_address or config.book_repository
     # the hosted book changes between releases: the revision says which book was read
-    version = f"{VERSION}, revize {config.book_revision}" if config.book_revision else VERSION
+    revision = config.book_revision
     paragraph = nodes.paragraph()
-    for text, kind in citation_text(reference, version, address):
+    for text, kind in citation_text(reference, VERSION, address, revision):
         if kind == "title":
             paragraph += nodes.emphasis(text=text)
         elif kind == "url":
             paragraph += nodes.reference(text=text, refuri=text)
+        elif kind == "code":
+            paragraph += nodes.literal(text=text)
         else:
             paragraph += nodes.Text(text)
-    code = bibtex(reference, version, address)
+    code = bibtex(reference, f"{VERSION}, revize {revision}" if revision else VERSION, address)
     block = nodes.literal_block(code, code, language="bibtex")
     return [paragraph, nodes.paragraph(text="Totéž pro BibTeX:"), block]
 
