@@ -221,7 +221,14 @@ def test_the_workflow_publishes_the_notebooks_with_the_least_permission():
     assert build["permissions"] == {"contents": "read", "pages": "read"}
     assert job["permissions"] == {"contents": "write"} and job["needs"] == "build"
     assert not any("checkout" in step.get("uses", "") for step in job["steps"])
-    env = next(s["env"] for s in build["steps"] if s.get("run") == "jupyter-book build book/")
-    assert env["BOOK_REPOSITORY_URL"] == "${{ github.server_url }}/${{ github.repository }}"
+    # the job's variables reach both steps that build the book (the PDF's rebuilds it)
+    repository = "${{ github.server_url }}/${{ github.repository }}"
+    assert build["env"]["BOOK_REPOSITORY_URL"] == repository
+    assert build["env"]["BOOK_REVISION"] == "${{ github.sha }}"
+    building = [s for s in build["steps"]
+                if s.get("run") in ("jupyter-book build book/", "python book/_ext/book_pdf.py")]
+    assert len(building) == 2
+    assert all(s["env"]["BOOK_BASE_URL"] == "${{ steps.pages.outputs.base_url }}"
+               for s in building)
     uploaded = [s for s in build["steps"] if "upload-artifact" in s.get("uses", "")]
     assert uploaded[0]["with"]["path"] == "book/_build/html/notebooks"

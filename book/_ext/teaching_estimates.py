@@ -26,8 +26,8 @@ Two more directives use the same estimates (issue 20, review of session 25):
 - ``{cviceni-rozdeleni}``: the table of exercises for the lab and for homework, sorted by
   the kind each exercise's title names (:data:`LAB_KINDS`: those done in the notebook);
 - ``{rozvrh}``: a teaching plan, one line per part of a week (``1 | přednáška | 01_mekky_slovnik
-  02_uloha_one_hot``; a reading may name a section by its label, which the week's lecture
-  then leaves out), shown with each part's estimated minutes; a lecture (its chapters'
+  02_uloha_one_hot``; a part may name a section by its label, which the parts giving its
+  whole chapter then leave out), shown with each part's estimated minutes; a lecture (its chapters'
   reading time) and a lab (its exercises' time) must fit :data:`SLOT_MINUTES`, an exercise
   may be given once, and with ``:vsechna:`` every exercise of the chapters the plan teaches
   is given. A plan that breaks a rule is a warning, which fails the strict build.
@@ -325,14 +325,14 @@ def plan_sections(plan, sources):
 
 
 def named_apart(plan, sections):
-    """(week, docname) → the labels of the chapter's sections that a part of the week names
-    on their own (``čtení | nasyceni-v-treninku``): the week's other parts that give the
-    whole chapter leave them out."""
+    """docname → the labels of the chapter's sections that a part of the plan names on their
+    own (``čtení | nasyceni-v-treninku``, in any week): the parts that give the whole chapter
+    leave them out."""
     apart = {}
-    for week, part, items in plan:
+    for _week, part, items in plan:
         for x in items if PARTS[part] == "chapters" else ():
             if x in sections:
-                apart.setdefault((week, sections[x][0]), []).append(x)
+                apart.setdefault(sections[x][0], []).append(x)
     return apart
 
 
@@ -368,8 +368,8 @@ def plan_minutes(plan, sources, complete=False):
     that no lab of the plan gives; a lecture's minutes are its chapters' reading time (the
     lecture shows what a careful reader reads in that time), a lab's and a homework's their
     exercises' (:func:`exercise_minutes`), a reading's its chapters'. A part may give a
-    section by its label (:func:`section_source`); the week's other parts that give its
-    chapter then leave the section out (:func:`named_apart`)."""
+    section by its label (:func:`section_source`); the plan's parts that give its chapter
+    then leave the section out (:func:`named_apart`)."""
     stars = {label: s for text in sources.values() for label, s, _kind in exercises(text)}
     of_page = {page: [label for label, _s, _k in exercises(text)]
                for page, text in sources.items()}
@@ -389,12 +389,12 @@ def plan_minutes(plan, sources, complete=False):
             minutes = sum(exercise_minutes(stars[x]) for x in items)
         else:
             # as the table of estimates shows them: each chapter's rounded minutes, less
-            # the rounded minutes of its sections that the week gives apart (so the week
+            # the rounded minutes of its sections that the plan gives apart (so the plan
             # adds up as printed); a section's own
             reading = lambda text: round(estimate(text, None)["reading"])  # noqa: E731
             minutes = sum(reading(sections[x][1]) if x in sections else
                           reading(sources[x]) - sum(reading(sections[y][1])
-                                                    for y in apart.get((week, x), ()))
+                                                    for y in apart.get(x, ()))
                           for x in items)
         if part in ("přednáška", "laboratoř") and minutes > SLOT_MINUTES:
             problems.append(f"týden {week}, {part}: {minutes} min > {SLOT_MINUTES} min")
@@ -497,9 +497,7 @@ class TeachingPlan(SphinxDirective):
                 kind = PARTS[part]
                 # an exercise's reference reads "Cvičení 2.1 Title"
                 refs = (_joined([self.exercise(x) for x in items]) if kind == "exercises"
-                        else self.chapters(items, sections, {
-                            page: labels for (of_week, page), labels in apart.items()
-                            if of_week == w}))
+                        else self.chapters(items, sections, apart))
                 time = "" if part == "rozšíření" else f" ({cz(minutes, 0)} min)"
                 entry = nodes.paragraph("", "", nodes.emphasis(text=PART_TITLES[part]),
                                         nodes.Text(f"{time}: "), *refs)
