@@ -15,6 +15,9 @@ original role is kept as the link's title::
 
     {doc}`03_rozptyl`  ->  [Rozptyl skalárního součinu](03_rozptyl.md "{doc}`03_rozptyl`")
 
+The literature page's ``{bibliography}`` directive, which jupyterlab-myst draws as nothing,
+becomes the list of entries as the HTML book formats them, between two comments.
+
 On save, ``restore`` puts every role back from the title, so the file on disk stays the
 book's source byte for byte. A role whose target is in the same notebook is left alone
 (jupyterlab-myst resolves it), and so is one whose target this module does not know.
@@ -38,6 +41,16 @@ EXPLICIT = re.compile(r"(?P<text>.*\S)\s*<(?P<target>[^<>]+)>$", re.S)
 #: A link written by ``rewrite``: escaped text, a target without spaces, the role as title.
 ROLE_TEXT = r"\{(?:doc|ref|numref|prf:ref|cite:t|cite:p)\}`[^`\n]+`"
 LINK = re.compile(r'\[(?:[^\\\]\n]|\\.)*\]\([^\s()"]+ "(?P<role>' + ROLE_TEXT + r')"\)')
+
+#: The literature page's list (``literatura.md``): the directive jupyterlab-myst draws as
+#: nothing, and the list written in its place between two comments (``literature_list``).
+BIBLIOGRAPHY = "```{bibliography}\n:all:\n```"
+LIST_START = "<!-- the entries of references.bib (lab/book_links.py; on save: {bibliography}) -->"
+LIST_END = "<!-- end of the entries -->"
+LIST = re.compile(re.escape(LIST_START) + r"\n.*?\n" + re.escape(LIST_END), re.S)
+
+#: The book's Sphinx extensions in the repository (the literature list's style).
+EXTENSIONS = Path(__file__).resolve().parents[1] / "book" / "_ext"
 
 #: A label before a heading or a box: ``(label)=``, and a box's ``:label: name``.
 TARGET = re.compile(r"^\((?P<label>[^()\s]+)\)=\s*$")
@@ -152,6 +165,26 @@ def citation(folder, role, keys):
     return "(" + "; ".join(f"{_authors(e)}, {e.fields['year']}" for e in cited) + ")"
 
 
+@lru_cache(maxsize=4)
+def _literature_list(path, mtime):
+    """The entries of ``references.bib`` as the literature page of the HTML book lists
+    them (the book's style, ``book/_ext/czech_bibliography.py``), as Markdown list items."""
+    import sys
+
+    if str(EXTENSIONS) not in sys.path:
+        sys.path.append(str(EXTENSIONS))
+    from czech_bibliography import CzechStyle
+
+    entries = CzechStyle().format_bibliography(parse_file(str(path), "bibtex")).entries
+    return "\n".join("- " + e.text.render_as("markdown").replace("\n", " ") for e in entries)
+
+
+def literature_list(folder):
+    """The literature list of the book in ``folder`` (``_literature_list``)."""
+    bib = folder / "references.bib"
+    return _literature_list(bib, bib.stat().st_mtime_ns)
+
+
 def _find_label(targets, label):
     """The page holding ``label`` and the label's ``(kind, number, title)``, or None."""
     for name, (_title, labels) in targets.items():
@@ -218,13 +251,17 @@ def rewrite_source(source, folder, page):
     """One Markdown cell of page ``page`` (a file name) of the book in ``folder``, with
     every role that jupyterlab-myst cannot resolve written as a Markdown link."""
     targets = book_targets(folder)
-    return ROLE.sub(lambda m: _rewrite_role(m, folder, page, targets), source)
+    source = ROLE.sub(lambda m: _rewrite_role(m, folder, page, targets), source)
+    if BIBLIOGRAPHY in source:
+        listed = f"{LIST_START}\n{literature_list(folder)}\n{LIST_END}"
+        source = source.replace(BIBLIOGRAPHY, listed)
+    return source
 
 
 def restore_source(source):
     """The cell as the book's source has it: every link of ``rewrite_source`` back to
-    its role."""
-    return LINK.sub(lambda m: m["role"], source)
+    its role, the literature list back to its directive."""
+    return LIST.sub(BIBLIOGRAPHY, LINK.sub(lambda m: m["role"], source))
 
 
 def _source(cell):

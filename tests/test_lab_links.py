@@ -85,6 +85,21 @@ def test_no_unresolved_role_and_every_link_has_a_target(path):
     assert not problems, "\n".join(problems)
 
 
+def test_literature_page_lists_the_entries_and_goes_back():
+    """``literatura.md``: its ``{bibliography}`` (drawn as nothing by jupyterlab-myst)
+    becomes the list of every entry of ``references.bib``; the restore gives the page back."""
+    path = BOOK / "literatura.md"
+    cells = rewritten(path)
+    listed = [new for _source, new in cells if book_links.LIST_START in new]
+    assert len(listed) == 1 and book_links.BIBLIOGRAPHY not in listed[0]
+    items = [line for line in listed[0].split("\n") if line.startswith("- ")]
+    keys = re.findall(r"^@\w+\{(\w+),", (BOOK / "references.bib").read_text("utf-8"), re.M)
+    assert len(items) == len(keys)
+    assert any(item.startswith("- Kingma, D\\. P\\. a Ba, J\\. \\(2015\\)\\.") for item in items)
+    for source, new in cells:
+        assert book_links.restore_source(new) == source
+
+
 def test_citations_read_as_in_the_html_book():
     """The forms of ``book/_ext/czech_bibliography.py`` (checked against the built HTML of
     every page by ``test_links_and_citations_match_the_html_book``)."""
@@ -150,7 +165,25 @@ def html_differences(html):
                                     f"{sorted(shown.get(href, ()))}")
         if ours != citations:
             problems.append(f"{path.name}: citations {ours}, the HTML {citations}")
-    return problems
+    return problems + literature_differences(html)
+
+
+def literature_differences(html):
+    """The literature list against the built page's, entry by entry, as plain text (the
+    HTML's numbers, hidden by the book's CSS, left out)."""
+    from bs4 import BeautifulSoup
+
+    def plain(text):
+        return re.sub(r"\s+", "", text.replace("\xa0", " "))
+
+    soup = BeautifulSoup((html / "literatura.html").read_text("utf-8"), "html.parser")
+    theirs = [plain(re.sub(r"^\s*\[\s*\d+\s*\]", "", div.get_text("")))
+              for div in soup.select("main div.citation")]
+    listed = book_links.literature_list(BOOK).split("\n")
+    ours = [plain(re.sub(r"\\(.)", r"\1", re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", item[2:])))
+            .replace("*", "") for item in listed]
+    return [f"literatura.md: {a!r} in the HTML {b!r}" for a, b in zip(ours, theirs) if a != b] + (
+        [] if len(ours) == len(theirs) else [f"{len(ours)} entries, the HTML {len(theirs)}"])
 
 
 @pytest.mark.build
