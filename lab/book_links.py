@@ -56,7 +56,7 @@ EXTENSIONS = Path(__file__).resolve().parents[1] / "book" / "_ext"
 TARGET = re.compile(r"^\((?P<label>[^()\s]+)\)=\s*$")
 OPTION_LABEL = re.compile(r"^:label:\s*(?P<label>\S+)\s*$")
 HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<title>.+?)\s*$")
-DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<kind>[\w:-]+)\}\s*(?P<arg>.*?)\s*$")
+DIRECTIVE = re.compile(r"^(?:`{3,}|:{3,})\{(?P<kind>[\w:-]+)\}\s*(?P<arg>.*?)\s*$")
 
 #: A box's kind in Czech, as the HTML book names it (sphinx-proof, sphinx-exercise).
 KINDS = {"prf:definition": "Definice", "prf:theorem": "Věta", "prf:lemma": "Lemma",
@@ -84,7 +84,8 @@ def _page_targets(path):
     """One page's title (its first ``# `` heading) and its labels.
 
     Returns ``(title, labels)``; ``labels`` maps a label to ``(kind, number, title)``:
-    kind ``"section"`` with the heading after ``(label)=``, or a box's directive
+    kind ``"section"`` with the heading after ``(label)=`` (``"paragraph"`` and no title
+    if a paragraph follows it), or a box's directive
     (``prf:theorem``, ``exercise-start`` ...) with its number among the boxes of its
     kind in the page (Czech names of kinds: ``KINDS``) and the directive's argument.
     """
@@ -92,10 +93,12 @@ def _page_targets(path):
     for source in _markdown_cells(path):
         box = None
         for line in source.split("\n"):
-            if pending and (heading := HEADING.match(line)):
-                labels[pending] = ("section", None, heading["title"])
+            heading = HEADING.match(line)
+            if pending and line.strip():  # a label names what follows it: a heading's
+                labels[pending] = ("section", None, heading["title"]) if heading else (
+                    "paragraph", None, None)  # section, or a paragraph (no title of its own)
                 pending = None
-            if title is None and (heading := HEADING.match(line)) and heading["level"] == "#":
+            if title is None and heading and heading["level"] == "#":
                 title = heading["title"]
             if target := TARGET.match(line):
                 pending = target["label"]
@@ -244,6 +247,8 @@ def _rewrite_role(match, folder, page, targets):
     if found is None or found[0] == page:
         return match.group()
     name, where = found
+    if text is None and where[2] is None:
+        return match.group()
     return _link(_reference_text(role, text, name, where), f"{name}#{target}", match)
 
 
