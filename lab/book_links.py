@@ -32,14 +32,15 @@ from jupytext.async_contentsmanager import AsyncTextFileContentsManager
 from pybtex.database import parse_file
 from pybtex.richtext import Text
 
-#: A role this module may rewrite: ``{doc}`target``` or ``{ref}`text <target>``` ...
-ROLE = re.compile(r"\{(?P<role>doc|ref|numref|prf:ref|cite:t|cite:p)\}`(?P<body>[^`\n]+)`")
+#: A role this module may rewrite: ``{doc}`target``` or ``{ref}`text <target>``` ... (not
+#: one with a double quote, which could not be a link's title).
+ROLE = re.compile(r'\{(?P<role>doc|ref|numref|prf:ref|cite:t|cite:p)\}`(?P<body>[^`\n"]+)`')
 
 #: A role's explicit text: ``text <target>``.
 EXPLICIT = re.compile(r"(?P<text>.*\S)\s*<(?P<target>[^<>]+)>$", re.S)
 
 #: A link written by ``rewrite``: escaped text, a target without spaces, the role as title.
-ROLE_TEXT = r"\{(?:doc|ref|numref|prf:ref|cite:t|cite:p)\}`[^`\n]+`"
+ROLE_TEXT = r'\{(?:doc|ref|numref|prf:ref|cite:t|cite:p)\}`[^`\n"]+`'
 LINK = re.compile(r'\[(?:[^\\\]\n]|\\.)*\]\([^\s()"]+ "(?P<role>' + ROLE_TEXT + r')"\)')
 
 #: The literature page's list (``literatura.md``): the directive jupyterlab-myst draws as
