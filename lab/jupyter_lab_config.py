@@ -11,9 +11,13 @@ read for this file's settings nor changed (README, "Opening the chapters in Jupy
   writes the Czech ones, numbered as jupyterlab-myst numbers them).
 """
 
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from book_links import BookContentsManager  # noqa: E402 (lab/ is on the path from here on)
 
 c = get_config()  # noqa: F821 (defined by traitlets when it loads this file)
 c.LabApp.app_settings_dir = str(HERE / "settings")
@@ -21,3 +25,5 @@ c.LabApp.custom_css = True
 # JupyterLab serves /custom/custom.css from the server's static_custom_path, which is not a
 # configurable trait; the web application's settings are, and they take precedence.
 c.ServerApp.tornado_settings = {"static_custom_path": [str(HERE / "custom")]}
+# jupytext's server extension keeps a contents manager that is already jupytext's
+c.ServerApp.contents_manager_class = BookContentsManager

@@ -27,8 +27,13 @@ opens it by double-click in the file browser and checks, as a reader would see i
 - every slider moved with the keyboard shows the readout and the caption that the same
   ``explore`` rendered into the HTML book at build time, and a new, non-blank image, shown
   no larger than its pixels;
+- links and citations (``lab/book_links.py``, the book's contents manager): no reference
+  or citation jupyterlab-myst could not resolve ("Cross Reference Not Found", "Citation Not
+  Found"), the citations read as in the HTML page, in its order; in the first chapter, a
+  click on its first link to another chapter opens that chapter in a tab of its own;
 - Ctrl+S leaves the chapter's file byte for byte as it was (``book/jupytext.toml`` keeps the
-  values jupyterlab-myst stored for ``{eval}`` out of it).
+  values jupyterlab-myst stored for ``{eval}`` out of it, and the contents manager puts the
+  roles it wrote as links back).
 """
 
 import base64
@@ -243,8 +248,10 @@ def lab(tmp_path_factory, built_html):
     home = tmp_path_factory.mktemp("jupyterlab")
     root = home / "book"
     shutil.copytree(BOOK, root, ignore=shutil.ignore_patterns("_build", "_ext", "*.ipynb"))
-    plans = {path.name: expected_moves((built_html / f"{path.stem}.html").read_text("utf-8"))
+    pages = {path.name: (built_html / f"{path.stem}.html").read_text("utf-8")
              for path in chapters}
+    plans = {name: (expected_moves(html), expected_citations(html))
+             for name, html in pages.items()}
     server = Lab(home, root)
     try:
         server.wait_ready()
@@ -269,8 +276,9 @@ def test_chapters_read_run_and_save_in_jupyterlab(lab, tmp_path):
             server.url) else route.abort("blockedbyclient"))
         try:
             page.goto(f"{server.url}lab?reset&token={server.token}")
-            for name, plan in plans.items():
-                found, facts = check_chapter(page, server.root / name, plan)
+            for number, (name, (plan, citations)) in enumerate(plans.items()):
+                found, facts = check_chapter(page, server.root / name, plan, citations,
+                                             follow_link=number == 0)
                 problems += [f"{name}: {problem}" for problem in found]
                 report.append(f"{name}: " + ", ".join(f"{k} {v}" for k, v in facts.items()))
         except Exception:
@@ -285,8 +293,10 @@ def test_chapters_read_run_and_save_in_jupyterlab(lab, tmp_path):
     assert not problems, "\n".join(problems)
 
 
-def check_chapter(page, path, plan):
-    """Open ``path`` by double-click, read it, run it, move its sliders, save it.
+def check_chapter(page, path, plan, citations, follow_link=False):
+    """Open ``path`` by double-click, read it (its ``citations`` as the HTML page has them;
+    with ``follow_link``, a link to another chapter clicked), run it, move its sliders,
+    save it.
 
     Returns (problems, facts): what is wrong, and what was measured (printed by the test).
     """
@@ -314,6 +324,9 @@ def check_chapter(page, path, plan):
     nb = jupytext.read(path)
     problems += check_folding(page, nb, "on open")
     phases.mark("folding on open")
+    if follow_link:
+        problems += check_link_opens(page, name)
+        phases.mark("link followed")
 
     clicked = run_all_cells(page, panel, name)
     phases.mark("Run All started")
@@ -344,6 +357,7 @@ def check_chapter(page, path, plan):
     problems += check_folding(page, nb, "after Run All")
     phases.mark("folding after")
     problems += check_rendered_markdown(page)
+    problems += check_links_and_citations(page, citations)
     problems += check_box_titles(page)
     phases.mark("Markdown read")
 
@@ -389,14 +403,15 @@ class Phases:
         return "; ".join(self.spent)
 
 
-def close_and_shut_down(page):
+def close_and_shut_down(page, keep=0):
     """File → Close and Shut Down Notebook, its dialog accepted: the next chapter opens in a
-    JupyterLab that holds no other notebook's cells, widgets and kernel."""
+    JupyterLab that holds no other notebook's cells, widgets and kernel (``keep``: the
+    number of notebooks still open after it, another tab's)."""
     # not awaited: the command's promise settles only once its dialog is answered
     page.evaluate("() => { window.jupyterapp.commands.execute('notebook:close-and-shutdown'); }")
     accept, open_ = page.locator(".jp-Dialog .jp-mod-accept"), page.locator(".jp-NotebookPanel")
     deadline = time.monotonic() + PATIENCE / 1000
-    while open_.count() or accept.count():
+    while open_.count() > keep or accept.count():
         if time.monotonic() > deadline:
             raise AssertionError("Close and Shut Down Notebook did not close the notebook")
         if accept.count():
@@ -468,6 +483,67 @@ def check_rendered_markdown(page):
             problems.append(f"Markdown cell {i + 1} shows raw MyST {match.group()!r}: "
                             f"…{text[max(0, at - 40):at + 40]}…")
     return problems
+
+
+def expected_citations(page_html):
+    """The citations of a built chapter page, in order, as they read ("Vaswani a kol.
+    (2017)"; the no-break spaces of the Czech typography as spaces)."""
+    from bs4 import BeautifulSoup
+
+    main = BeautifulSoup(page_html, "html.parser").select_one("main")
+    return [span.get_text("").replace("\xa0", " ")
+            for span in main.select("span.bibtex-citation")]
+
+
+#: The notebook shown: how many references and citations jupyterlab-myst could not resolve
+#: (it marks them with a title "... Not Found"), and the texts of its citations, the links
+#: to the literature page that ``lab/book_links.py`` wrote (in order; a citation ends with
+#: ")", a link to the page by its name does not).
+READ_LINKS = """(selector) => {
+    const panel = document.querySelector(selector);
+    const missing = [...panel.querySelectorAll('.jp-MarkdownCell [title$="Not Found"]')]
+        .map(e => `${e.title}: ${e.textContent}`);
+    const cited = [...panel.querySelectorAll('.jp-MarkdownCell a[href*="/files/literatura.md"]')]
+        .map(a => a.textContent.replace(/\u00a0/g, ' ')).filter(t => t.endsWith(')'));
+    return {missing, cited}; }"""
+
+
+def check_links_and_citations(page, citations):
+    """No unresolved reference or citation; the citations those of the HTML page."""
+    found = page.evaluate(READ_LINKS, ".jp-NotebookPanel:not(.lm-mod-hidden)")
+    problems = [f"unresolved: {text}" for text in found["missing"]]
+    if found["cited"] != citations:
+        problems.append(f"citations {found['cited']}, the HTML book {citations}")
+    return problems
+
+
+def check_link_opens(page, name):
+    """Click the chapter's first link to another chapter (``lab/book_links.py``): that
+    chapter opens in a tab of its own. The tab is closed (its kernel shut down) and the
+    chapter's tab shown again."""
+    from playwright.sync_api import expect
+
+    selector = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-MarkdownCell a"
+    # the first link to a chapter's file, once jupyterlab-myst has drawn it
+    index, target = page.wait_for_function(r"""([selector, name]) => {
+        const links = [...document.querySelectorAll(selector)];
+        for (const [i, a] of links.entries()) {
+            const m = /\/files\/(\d\d_\w+\.md)(?:[?#]|$)/.exec(a.href);
+            if (m && m[1] !== name) return [i, m[1]];
+        }
+        return false; }""", arg=[selector, name], timeout=PATIENCE).json_value()
+    links = page.locator(selector)
+    links.nth(index).scroll_into_view_if_needed()
+    links.nth(index).click()
+    tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current")
+    try:
+        expect(tab).to_contain_text(target, timeout=PATIENCE)
+    except AssertionError:
+        return [f"a click on the link to {target} did not open it"]
+    close_and_shut_down(page, keep=1)
+    page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text=name).click()
+    expect(tab).to_contain_text(name, timeout=PATIENCE)
+    return []
 
 
 #: For every box title of the notebook shown: the text a reader sees (``innerText`` leaves
