@@ -509,8 +509,16 @@ READ_LINKS = """(selector) => {
 
 
 def check_links_and_citations(page, citations):
-    """No unresolved reference or citation; the citations those of the HTML page."""
-    found = page.evaluate(READ_LINKS, ".jp-NotebookPanel:not(.lm-mod-hidden)")
+    """No unresolved reference or citation; the citations those of the HTML page (read again
+    while they differ, for up to ``VALUE_SHOWN_SECONDS``: under load jupyterlab-myst may
+    still be drawing a cell that was scrolled past)."""
+    deadline = time.monotonic() + VALUE_SHOWN_SECONDS
+    while True:
+        found = page.evaluate(READ_LINKS, ".jp-NotebookPanel:not(.lm-mod-hidden)")
+        done = not found["missing"] and found["cited"] == citations
+        if done or time.monotonic() > deadline:
+            break
+        page.wait_for_timeout(500)
     problems = [f"unresolved: {text}" for text in found["missing"]]
     if found["cited"] != citations:
         problems.append(f"citations {found['cited']}, the HTML book {citations}")
